@@ -1,0 +1,20 @@
+//! Riverlet: an Arrow-native client core for Apache Fluss.
+//!
+//! Layers, bottom up: [`proto`] (Fluss's protobuf messages), [`rpc`] (framing and connections),
+//! [`metadata`] and [`row`] (types, schemas, row and key encodings), [`record`] (log, KV and
+//! value record batches), then [`client`], [`write`] and [`scan`] (the async client), and
+//! [`blocking`], the synchronous facade every binding calls.
+#![warn(missing_docs)]
+
+pub mod error;
+pub use error::{Error, ErrorKind, Result};
+
+pub mod blocking;
+pub mod client;
+pub mod metadata;
+pub mod proto;
+pub mod record;
+pub mod row;
+pub mod rpc;
+pub mod scan;
+pub mod write;
