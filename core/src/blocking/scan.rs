@@ -1,0 +1,1 @@
+//! Blocking scan wrappers (written by the scan helper).
