@@ -3,6 +3,7 @@
 
 use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{PbKeyValue, PbPartitionSpec, PbTablePath};
+use crate::record::arrow_payload::ArrowCompression;
 use crate::Result;
 
 /// `db.table` as the wire message.
@@ -18,8 +19,7 @@ pub(crate) fn spec_from_pb(pb: &PbPartitionSpec) -> PartitionSpec {
     PartitionSpec::new(
         pb.partition_key_values
             .iter()
-            .map(|kv| (kv.key.clone(), kv.value.clone()))
-            .collect(),
+            .map(|kv| (kv.key.clone(), kv.value.clone())),
     )
 }
 
@@ -35,19 +35,12 @@ pub(crate) fn spec_to_pb(spec: &PartitionSpec) -> PbPartitionSpec {
 
 /// The ordered key/value pairs of a spec.
 pub(crate) fn spec_pairs(spec: &PartitionSpec) -> Vec<(String, String)> {
-    spec.pairs()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
+    spec.entries.clone()
 }
 
 /// Fluss's partition name: the values joined by `$`.
 pub(crate) fn spec_name(spec: &PartitionSpec) -> String {
-    spec_pairs(spec)
-        .into_iter()
-        .map(|(_, v)| v)
-        .collect::<Vec<_>>()
-        .join("$")
+    spec.partition_name()
 }
 
 /// A table info from GetTableInfo / metadata fields.
@@ -59,14 +52,19 @@ pub(crate) fn table_info(
     created_time: i64,
     modified_time: i64,
 ) -> Result<TableInfo> {
-    let descriptor = TableDescriptor::from_json(table_json)
-        .map_err(|e| e.context(format!("table '{path}': bad descriptor JSON from the server")))?;
-    Ok(TableInfo {
-        table_path: path.clone(),
+    TableInfo::from_table_json(
+        path.clone(),
         table_id,
         schema_id,
-        descriptor,
+        table_json,
         created_time,
         modified_time,
-    })
+    )
+    .map_err(|e| e.context(format!("table '{path}': bad descriptor JSON from the server")))
+}
+
+/// The Arrow compression of a table's log batches.
+pub(crate) fn arrow_compression(d: &TableDescriptor) -> Result<ArrowCompression> {
+    let t = d.arrow_compression()?;
+    ArrowCompression::from_property(t.as_str(), Some(d.arrow_compression_zstd_level()?))
 }

@@ -144,7 +144,7 @@ impl Connection {
             st.connections.drain().map(|(_, c)| c).collect()
         };
         for c in conns {
-            c.close().await;
+            c.close();
         }
     }
 
@@ -208,16 +208,14 @@ impl Connection {
         let mut st = lock(&self.inner.state);
         if self.is_closed() {
             drop(st);
-            let c2 = c.clone();
-            tokio::spawn(async move { c2.close().await });
+            c.close();
             return Err(Error::new(ErrorKind::Closed, "the connection is closed"));
         }
         if let Some(existing) = st.connections.get(address) {
             if !existing.is_closed() {
                 let existing = existing.clone();
                 drop(st);
-                let c2 = c.clone();
-                tokio::spawn(async move { c2.close().await });
+                c.close();
                 return Ok(existing);
             }
         }

@@ -46,14 +46,14 @@ impl AppendWriter {
                 d.schema.primary_key.clone().unwrap_or_default().join(", ")
             )));
         }
-        let log_format = d.log_format();
-        if !log_format.eq_ignore_ascii_case("ARROW") {
+        let log_format = d.log_format()?;
+        if log_format != crate::metadata::LogFormat::Arrow {
             return Err(Error::unsupported(format!(
                 "table '{}' uses log format {log_format}; Riverlet writes ARROW log tables only",
                 table.path()
             )));
         }
-        let compression = d.arrow_compression()?;
+        let compression = crate::client::compat::arrow_compression(d)?;
         let schema = d.schema.to_arrow();
         let types: Vec<DataType> = d.schema.columns.iter().map(|c| c.data_type.clone()).collect();
         let mut bucket_key = Vec::new();

@@ -669,7 +669,7 @@ fn build_batch(
         (BatchPayload::Kv(entries), WriteKind::Kv { .. }) => {
             let mut b = KvBatchBuilder::new(schema_id);
             for e in entries {
-                b.append(&e.key, e.value.as_deref());
+                b.append(&e.key, e.value.as_deref())?;
             }
             Ok(b.build(writer_id, seq))
         }

@@ -54,8 +54,8 @@ impl UpsertWriter {
                 "table '{path}' has no primary key: upsert and delete are only for primary-key tables; use an append writer"
             )));
         };
-        let kv_format = d.kv_format();
-        if !kv_format.eq_ignore_ascii_case("COMPACTED") {
+        let kv_format = d.kv_format()?;
+        if kv_format != crate::metadata::KvFormat::Compacted {
             return Err(Error::unsupported(format!(
                 "table '{path}' uses kv format {kv_format}; Riverlet writes COMPACTED only"
             )));
