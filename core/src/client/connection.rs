@@ -415,7 +415,7 @@ impl Connection {
         if let Some(info) = lock(&self.inner.state).tables.get(path) {
             return Ok(info.clone());
         }
-        self.table_info_refresh(path, true).await
+        self.fetch_table_info(path).await
     }
 
     /// The table's info; with `refresh` it is fetched again even when cached.
@@ -423,6 +423,10 @@ impl Connection {
         if !refresh {
             return self.table_info(path).await;
         }
+        self.fetch_table_info(path).await
+    }
+
+    async fn fetch_table_info(&self, path: &TablePath) -> Result<Arc<TableInfo>> {
         self.check_open()?;
         let req = GetTableInfoRequest {
             table_path: compat::pb_path(path),

@@ -771,7 +771,7 @@ impl Sender {
                         .map(|((partition_id, bucket_id), records)| PbProduceLogReqForBucket {
                             partition_id,
                             bucket_id,
-                            records,
+                            records: records.into(),
                         })
                         .collect(),
                 };
@@ -793,7 +793,7 @@ impl Sender {
                         .map(|((partition_id, bucket_id), records)| PbPutKvReqForBucket {
                             partition_id,
                             bucket_id,
-                            records,
+                            records: records.into(),
                         })
                         .collect(),
                     agg_mode: None,

@@ -271,7 +271,8 @@ pub(crate) fn pieces_from_batch(
     }
     // Group row indexes by (partition name, bucket) in first-seen order.
     let mut order: Vec<(Option<String>, Option<i32>)> = Vec::new();
-    let mut groups: HashMap<(Option<String>, Option<i32>), (Vec<u32>, Option<PartitionSpec>)> = HashMap::new();
+    type Group = (Vec<u32>, Option<PartitionSpec>);
+    let mut groups: HashMap<(Option<String>, Option<i32>), Group> = HashMap::new();
     for r in 0..rows {
         let (pname, pspec) = match &partitions {
             Some(p) => (Some(p[r].0.clone()), Some(&p[r].1)),
