@@ -350,6 +350,8 @@ def decode_message(buf: bytes, msg: str, indent: int = 0) -> list[str]:
         fields = pb_parse(buf)
     except PbError as e:
         return [f"{pad}<undecodable: {e}>"]
+    if not fields:
+        return [f"{pad}(empty message: no fields set)"]
     seen_packed = set()
     for fn, wt, v in fields:
         spec = schema.get(fn)
