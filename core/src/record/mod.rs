@@ -26,3 +26,6 @@ pub use log_batch::{
     LogRecordBatch,
 };
 pub use value_batch::{encode_value_batch, ValueRecord, ValueRecordBatch, ValueRecordIter};
+
+#[cfg(test)]
+mod tests;
