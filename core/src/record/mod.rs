@@ -10,6 +10,7 @@
 
 pub mod arrow_payload;
 pub mod change_type;
+pub mod compacted_log;
 pub mod kv_batch;
 pub mod log_batch;
 pub mod value_batch;
@@ -20,6 +21,9 @@ pub use arrow_payload::{
     decode_arrow_batch, decode_arrow_batch_projected, encode_arrow_batch, ArrowCompression,
 };
 pub use change_type::ChangeType;
+pub use compacted_log::{
+    build_row_log_batch, encode_row_log_records, RowLogRecord, RowLogRecordIter,
+};
 pub use kv_batch::{KvBatchBuilder, KvRecord, KvRecordBatch, KvRecordIter};
 pub use log_batch::{
     build_arrow_log_batch, set_base_offset, set_commit_timestamp, BatchFormat, LogBatchIter,
