@@ -239,19 +239,17 @@ impl DataType {
                     )));
                 }
             }
-            TypeKind::Char { length } | TypeKind::Binary { length } => {
-                if *length < 1 {
-                    return Err(Error::invalid(format!("{self}: length must be at least 1")));
-                }
+            TypeKind::Char { length } | TypeKind::Binary { length } if *length < 1 => {
+                return Err(Error::invalid(format!("{self}: length must be at least 1")));
             }
             TypeKind::Time { precision }
             | TypeKind::Timestamp { precision }
-            | TypeKind::TimestampLtz { precision } => {
-                if *precision > MAX_TIME_PRECISION {
-                    return Err(Error::invalid(format!(
-                        "{self}: precision must be between 0 and {MAX_TIME_PRECISION} (both inclusive)"
-                    )));
-                }
+            | TypeKind::TimestampLtz { precision }
+                if *precision > MAX_TIME_PRECISION =>
+            {
+                return Err(Error::invalid(format!(
+                    "{self}: precision must be between 0 and {MAX_TIME_PRECISION} (both inclusive)"
+                )));
             }
             TypeKind::Array(e) => e.validate()?,
             TypeKind::Map(k, v) => {

@@ -813,10 +813,7 @@ pub(crate) mod tests {
         ];
         for (t, expected) in cases {
             assert_eq!(to_arrow_type(&t), expected, "{t}");
-            assert_eq!(
-                to_arrow_field("f", &t.clone().not_null()).is_nullable(),
-                false
-            );
+            assert!(!to_arrow_field("f", &t.clone().not_null()).is_nullable());
             // Back again: identical except for precisions that Arrow cannot carry and LTZ.
             let back = from_arrow_type(&expected).unwrap();
             if !matches!(

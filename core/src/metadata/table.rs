@@ -837,7 +837,7 @@ mod tests {
         assert_eq!(parse_duration_ms("2 DAYS").unwrap(), 172_800_000);
         assert_eq!(parse_duration_ms("5min").unwrap(), 300_000);
         assert_eq!(parse_duration_ms("0ms").unwrap(), 0);
-        assert_eq!(parse_duration_ms("1500us").is_err(), true);
+        assert!(parse_duration_ms("1500us").is_err());
         assert_eq!(parse_duration_ms("1500µs").unwrap(), 1);
         assert!(parse_duration_ms("100").is_err());
         assert!(parse_duration_ms("h").is_err());
