@@ -465,10 +465,7 @@ pub(crate) fn decode_array(elem: &DataType, b: &[u8], fmt: RowFormat) -> Result<
     }
     let n = n as usize;
     let size = slot_size(elem);
-    let header = n
-        .checked_div(32)
-        .map(|_| array_header_len(n))
-        .ok_or_else(|| Error::corrupt("array size overflow"))?;
+    let header = array_header_len(n);
     let fixed_end = n
         .checked_mul(size)
         .and_then(|x| x.checked_add(header))
