@@ -58,7 +58,7 @@ fn version_key(d: &Datum) -> (i64, i64) {
         Datum::Int(v) => (*v as i64, 0),
         Datum::BigInt(v) => (*v, 0),
         Datum::Timestamp(t) => (t.millis, t.nanos_of_milli as i64),
-        Datum::TimestampLtz(t) => (t.millis, t.nanos_of_milli as i64),
+        Datum::TimestampLtz(t) => (t.epoch_millis, t.nanos_of_milli as i64),
         _ => (i64::MIN, i64::MIN),
     }
 }
