@@ -8,9 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use riverlet::metadata::table::{
-    keys, DeleteBehavior as D, KvFormat, LogFormat, MergeEngine as M,
-};
+use riverlet::metadata::table::{keys, DeleteBehavior as D, KvFormat, LogFormat, MergeEngine as M};
 use riverlet::metadata::{error_codes, DataType, TableDescriptor};
 use riverlet::record::arrow_payload::ArrowCompression;
 use riverlet::{Error, Result};
@@ -582,9 +580,10 @@ impl Catalog {
 
     /// A partition by id: (table id, partition).
     pub fn partition_by_id(&self, id: i64) -> Option<(i64, PartitionEntry)> {
-        self.state.tables.values().find_map(|t| {
-            t.partitions.get(&id).map(|p| (t.id, p.clone()))
-        })
+        self.state
+            .tables
+            .values()
+            .find_map(|t| t.partitions.get(&id).map(|p| (t.id, p.clone())))
     }
 
     /// Whether a partition id exists for the table.
@@ -807,7 +806,10 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
         .get("table.merge-engine")
         .map(|s| s.to_ascii_lowercase());
     if is_pk
-        && matches!(merge.as_deref(), Some("first_row") | Some("versioned") | Some("aggregation"))
+        && matches!(
+            merge.as_deref(),
+            Some("first_row") | Some("versioned") | Some("aggregation")
+        )
         && !d.properties.contains_key("table.delete.behavior")
     {
         d.properties

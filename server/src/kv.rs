@@ -92,7 +92,10 @@ impl<'a> Reader<'a> {
 
 /// Decodes a mutation payload; None when malformed.
 fn decode_mutations(payload: &[u8]) -> Option<(i64, Vec<Mutation>)> {
-    let mut r = Reader { buf: payload, pos: 0 };
+    let mut r = Reader {
+        buf: payload,
+        pos: 0,
+    };
     let off = r.i64()?;
     let n = r.u32()? as usize;
     let mut muts = Vec::with_capacity(n.min(1 << 16));
@@ -161,10 +164,13 @@ impl KvTablet {
         let mut wal_bytes = 0;
         if let Ok(mut f) = File::open(&wal_path) {
             let mut bytes = Vec::new();
-            f.read_to_end(&mut bytes).map_err(|e| kv_err("read kv wal", e))?;
+            f.read_to_end(&mut bytes)
+                .map_err(|e| kv_err("read kv wal", e))?;
             let (payloads, valid) = unframe(&bytes);
             for p in payloads {
-                let Some((off, muts)) = decode_mutations(p) else { break };
+                let Some((off, muts)) = decode_mutations(p) else {
+                    break;
+                };
                 log_offset = off;
                 apply(&mut map, muts);
             }
@@ -174,7 +180,8 @@ impl KvTablet {
                     .write(true)
                     .open(&wal_path)
                     .map_err(|e| kv_err("open kv wal", e))?;
-                f.set_len(valid as u64).map_err(|e| kv_err("truncate kv wal", e))?;
+                f.set_len(valid as u64)
+                    .map_err(|e| kv_err("truncate kv wal", e))?;
                 f.sync_data().map_err(|e| kv_err("fsync kv wal", e))?;
             }
             wal_bytes = valid as u64;
@@ -234,9 +241,13 @@ impl KvTablet {
         let mut payload = Vec::new();
         encode_mutations(&mut payload, log_offset, &muts);
         let rec = frame(&payload);
-        self.wal.write_all(&rec).map_err(|e| kv_err("append kv wal", e))?;
+        self.wal
+            .write_all(&rec)
+            .map_err(|e| kv_err("append kv wal", e))?;
         if self.fsync == FsyncPolicy::Always {
-            self.wal.sync_data().map_err(|e| kv_err("fsync kv wal", e))?;
+            self.wal
+                .sync_data()
+                .map_err(|e| kv_err("fsync kv wal", e))?;
         }
         self.wal_bytes += rec.len() as u64;
         apply(&mut self.map, muts);
@@ -260,13 +271,16 @@ impl KvTablet {
         let tmp = self.dir.join("kv.snapshot.tmp");
         {
             let mut f = File::create(&tmp).map_err(|e| kv_err("create kv snapshot", e))?;
-            f.write_all(&rec).map_err(|e| kv_err("write kv snapshot", e))?;
+            f.write_all(&rec)
+                .map_err(|e| kv_err("write kv snapshot", e))?;
             f.sync_all().map_err(|e| kv_err("fsync kv snapshot", e))?;
         }
         fs::rename(&tmp, self.dir.join(SNAPSHOT)).map_err(|e| kv_err("rename kv snapshot", e))?;
         crate::log::sync_dir(&self.dir);
         self.wal.set_len(0).map_err(|e| kv_err("reset kv wal", e))?;
-        self.wal.sync_data().map_err(|e| kv_err("fsync kv wal", e))?;
+        self.wal
+            .sync_data()
+            .map_err(|e| kv_err("fsync kv wal", e))?;
         self.wal_bytes = 0;
         Ok(())
     }
@@ -304,7 +318,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut kv = KvTablet::open(dir.path(), FsyncPolicy::Always, 1 << 30).unwrap();
-            kv.commit(2, vec![Mutation::Put(b"a".to_vec(), b"1".to_vec())]).unwrap();
+            kv.commit(2, vec![Mutation::Put(b"a".to_vec(), b"1".to_vec())])
+                .unwrap();
             kv.commit(
                 4,
                 vec![
@@ -318,7 +333,10 @@ mod tests {
         }
         // a torn record at the end is dropped
         {
-            let mut f = OpenOptions::new().append(true).open(dir.path().join(WAL)).unwrap();
+            let mut f = OpenOptions::new()
+                .append(true)
+                .open(dir.path().join(WAL))
+                .unwrap();
             f.write_all(&[9, 0, 0, 0, 1, 2]).unwrap();
         }
         let kv = KvTablet::open(dir.path(), FsyncPolicy::Always, 1 << 30).unwrap();
@@ -326,10 +344,13 @@ mod tests {
         assert_eq!(kv.len(), 2);
         assert_eq!(kv.prefix(b"a"), vec![b"1".to_vec(), b"2".to_vec()]);
         assert_eq!(kv.get(b"b"), None);
-        assert_eq!(fs::metadata(dir.path().join(WAL)).unwrap().len() as usize, {
-            let mut p = Vec::new();
-            encode_mutations(&mut p, 5, &[Mutation::Delete(b"b".to_vec())]);
-            p.len() + 8
-        });
+        assert_eq!(
+            fs::metadata(dir.path().join(WAL)).unwrap().len() as usize,
+            {
+                let mut p = Vec::new();
+                encode_mutations(&mut p, 5, &[Mutation::Delete(b"b".to_vec())]);
+                p.len() + 8
+            }
+        );
     }
 }

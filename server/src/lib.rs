@@ -52,7 +52,11 @@ impl AsyncServer {
         server.set_advertised(advertised_host(&host, addr), addr.port());
         let (stop, rx) = watch::channel(false);
         let mut tasks = Vec::new();
-        tasks.push(tokio::spawn(net::accept_loop(server.clone(), listener, rx.clone())));
+        tasks.push(tokio::spawn(net::accept_loop(
+            server.clone(),
+            listener,
+            rx.clone(),
+        )));
         let s = server.clone();
         let mut rx2 = rx;
         tasks.push(tokio::spawn(async move {
@@ -83,7 +87,11 @@ impl AsyncServer {
 
     /// `host:port` for clients (`bootstrap.servers`).
     pub fn bootstrap_servers(&self) -> String {
-        format!("{}:{}", advertised_host(&self.server.config.host, self.addr), self.addr.port())
+        format!(
+            "{}:{}",
+            advertised_host(&self.server.config.host, self.addr),
+            self.addr.port()
+        )
     }
 
     /// Stops accepting, closes connections and flushes all data to disk.

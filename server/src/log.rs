@@ -71,7 +71,10 @@ fn now_ms() -> i64 {
 }
 
 fn storage_err(context: &str, e: impl std::fmt::Display) -> Error {
-    Error::from_fluss(error_codes::LOG_STORAGE_EXCEPTION, format!("{context}: {e}"))
+    Error::from_fluss(
+        error_codes::LOG_STORAGE_EXCEPTION,
+        format!("{context}: {e}"),
+    )
 }
 
 fn open_rw(path: &Path, append: bool) -> Result<File> {
@@ -173,7 +176,11 @@ impl Segment {
                 .write_all(&e)
                 .map_err(|e| storage_err("write offset index", e))?;
             self.offset_index.push((info.base_offset, position));
-            if self.time_index.last().is_none_or(|l| info.commit_timestamp > l.0) {
+            if self
+                .time_index
+                .last()
+                .is_none_or(|l| info.commit_timestamp > l.0)
+            {
                 self.append_time_entry(info.commit_timestamp, info.base_offset)?;
             }
             self.bytes_since_index = 0;
@@ -206,8 +213,12 @@ impl Segment {
 
     fn sync(&self) -> Result<()> {
         self.log.sync_data().map_err(|e| storage_err("fsync", e))?;
-        self.index_file.sync_data().map_err(|e| storage_err("fsync", e))?;
-        self.time_file.sync_data().map_err(|e| storage_err("fsync", e))
+        self.index_file
+            .sync_data()
+            .map_err(|e| storage_err("fsync", e))?;
+        self.time_file
+            .sync_data()
+            .map_err(|e| storage_err("fsync", e))
     }
 
     /// Rebuilds size, offsets, max timestamp and both indexes from the data file, truncating a
@@ -390,7 +401,10 @@ impl LogTablet {
                 continue;
             }
             // batches of the same writer inside one request must continue each other
-            match self.writers.check(i.writer_id, i.batch_sequence, &self.name)? {
+            match self
+                .writers
+                .check(i.writer_id, i.batch_sequence, &self.name)?
+            {
                 SequenceCheck::Duplicate(m) => {
                     return Ok(AppendResult {
                         base_offset: m.first_offset,
@@ -423,9 +437,9 @@ impl LogTablet {
         let fsync = self.cfg.fsync == FsyncPolicy::Always;
         let seg = self.segments.last_mut().expect("active segment");
         let start = seg.size;
-        seg.log.write_all(&records).map_err(|e| {
-            storage_err("append to segment", e)
-        })?;
+        seg.log
+            .write_all(&records)
+            .map_err(|e| storage_err("append to segment", e))?;
         let mut p = start;
         for a in &assigned {
             seg.index_batch(a, p, interval)?;
@@ -465,7 +479,12 @@ impl LogTablet {
             if seg.size == 0 {
                 return Ok(());
             }
-            if seg.time_index.last().is_none_or(|l| seg.max_timestamp > l.0) && seg.max_timestamp >= 0 {
+            if seg
+                .time_index
+                .last()
+                .is_none_or(|l| seg.max_timestamp > l.0)
+                && seg.max_timestamp >= 0
+            {
                 let off = seg.next_offset - 1;
                 seg.append_time_entry(seg.max_timestamp, off)?;
             }
@@ -585,7 +604,10 @@ impl LogTablet {
             }
         }
         sync_dir(&self.dir);
-        self.log_start_offset = self.segments.first().map_or(self.log_end_offset, |s| s.base_offset);
+        self.log_start_offset = self
+            .segments
+            .first()
+            .map_or(self.log_end_offset, |s| s.base_offset);
         Ok(deletable)
     }
 
@@ -595,7 +617,12 @@ impl LogTablet {
         if offset >= self.log_end_offset {
             return Ok(());
         }
-        while self.segments.len() > 1 && self.segments.last().is_some_and(|s| s.base_offset >= offset) {
+        while self.segments.len() > 1
+            && self
+                .segments
+                .last()
+                .is_some_and(|s| s.base_offset >= offset)
+        {
             let seg = self.segments.pop().expect("segment");
             for ext in ["log", "index", "timeindex"] {
                 let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));

@@ -16,7 +16,10 @@ use crate::kv::{KvTablet, Mutation};
 pub fn is_version_type(t: &DataType) -> bool {
     matches!(
         t.kind,
-        TypeKind::Int | TypeKind::BigInt | TypeKind::Timestamp { .. } | TypeKind::TimestampLtz { .. }
+        TypeKind::Int
+            | TypeKind::BigInt
+            | TypeKind::Timestamp { .. }
+            | TypeKind::TimestampLtz { .. }
     )
 }
 

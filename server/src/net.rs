@@ -25,7 +25,11 @@ use tokio::sync::{mpsc, watch};
 use crate::service::{code_of, Server};
 
 /// Accepts connections until `shutdown` turns true.
-pub async fn accept_loop(server: Arc<Server>, listener: TcpListener, mut shutdown: watch::Receiver<bool>) {
+pub async fn accept_loop(
+    server: Arc<Server>,
+    listener: TcpListener,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut conns = tokio::task::JoinSet::new();
     loop {
         tokio::select! {

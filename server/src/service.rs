@@ -179,7 +179,12 @@ impl Server {
     }
 
     /// Handles one decoded request and returns the encoded response message.
-    pub async fn handle(self: &Arc<Self>, key: ApiKey, version: i16, body: Bytes) -> Result<Vec<u8>> {
+    pub async fn handle(
+        self: &Arc<Self>,
+        key: ApiKey,
+        version: i16,
+        body: Bytes,
+    ) -> Result<Vec<u8>> {
         let max = SERVED_APIS
             .iter()
             .find(|(k, _)| *k == key)
@@ -193,13 +198,18 @@ impl Server {
         if version < 0 || version > max {
             return Err(fluss(
                 error_codes::UNSUPPORTED_VERSION,
-                format!("The server does not support version {version} of {key:?} (highest: {max})"),
+                format!(
+                    "The server does not support version {version} of {key:?} (highest: {max})"
+                ),
             ));
         }
         macro_rules! blocking {
             ($req:ty, $f:ident) => {{
                 let req = <$req>::decode(body).map_err(|e| {
-                    fluss(error_codes::CORRUPT_MESSAGE, format!("malformed {key:?} request: {e}"))
+                    fluss(
+                        error_codes::CORRUPT_MESSAGE,
+                        format!("malformed {key:?} request: {e}"),
+                    )
                 })?;
                 let s = self.clone();
                 let resp = tokio::task::spawn_blocking(move || s.$f(req))
@@ -211,7 +221,10 @@ impl Server {
         match key {
             ApiKey::ApiVersions => {
                 ApiVersionsRequest::decode(body).map_err(|e| {
-                    fluss(error_codes::CORRUPT_MESSAGE, format!("malformed ApiVersions request: {e}"))
+                    fluss(
+                        error_codes::CORRUPT_MESSAGE,
+                        format!("malformed ApiVersions request: {e}"),
+                    )
                 })?;
                 Ok(api_versions().encode_to_vec())
             }
@@ -242,7 +255,10 @@ impl Server {
             }
             ApiKey::FetchLog => {
                 let req = FetchLogRequest::decode(body).map_err(|e| {
-                    fluss(error_codes::CORRUPT_MESSAGE, format!("malformed FetchLog request: {e}"))
+                    fluss(
+                        error_codes::CORRUPT_MESSAGE,
+                        format!("malformed FetchLog request: {e}"),
+                    )
                 })?;
                 Ok(self.fetch_log(req).await?.encode_to_vec())
             }
@@ -253,8 +269,12 @@ impl Server {
             ApiKey::ScanKv => blocking!(ScanKvRequest, scan_kv),
             ApiKey::GetTableStats => blocking!(GetTableStatsRequest, table_stats),
             ApiKey::InitWriter => blocking!(InitWriterRequest, init_writer),
-            ApiKey::GetLatestKvSnapshots => blocking!(GetLatestKvSnapshotsRequest, latest_kv_snapshots),
-            ApiKey::GetKvSnapshotMetadata => blocking!(GetKvSnapshotMetadataRequest, kv_snapshot_metadata),
+            ApiKey::GetLatestKvSnapshots => {
+                blocking!(GetLatestKvSnapshotsRequest, latest_kv_snapshots)
+            }
+            ApiKey::GetKvSnapshotMetadata => {
+                blocking!(GetKvSnapshotMetadataRequest, kv_snapshot_metadata)
+            }
             ApiKey::GetLakeSnapshot => blocking!(GetLakeSnapshotRequest, lake_snapshot),
             other => Err(fluss(
                 error_codes::UNSUPPORTED_VERSION,
@@ -321,9 +341,12 @@ impl Server {
     fn create_table(&self, r: CreateTableRequest) -> Result<CreateTableResponse> {
         let p = r.table_path;
         let mut c = lock(&self.catalog);
-        if let Some(meta) =
-            c.create_table(&p.database_name, &p.table_name, &r.table_json, r.ignore_if_exists)?
-        {
+        if let Some(meta) = c.create_table(
+            &p.database_name,
+            &p.table_name,
+            &r.table_json,
+            r.ignore_if_exists,
+        )? {
             if !meta.is_partitioned() {
                 if let Err(e) = self.tablets.open_buckets(&meta, None) {
                     let _ = c.drop_table(&p.database_name, &p.table_name, true);
@@ -336,7 +359,11 @@ impl Server {
 
     fn drop_table(&self, r: DropTableRequest) -> Result<DropTableResponse> {
         let p = r.table_path;
-        let id = lock(&self.catalog).drop_table(&p.database_name, &p.table_name, r.ignore_if_not_exists)?;
+        let id = lock(&self.catalog).drop_table(
+            &p.database_name,
+            &p.table_name,
+            r.ignore_if_not_exists,
+        )?;
         if let Some(id) = id {
             self.tablets.drop_buckets(id, None, true);
         }
@@ -375,7 +402,10 @@ impl Server {
             if id != t.entry.schema_id {
                 return Err(fluss(
                     error_codes::SCHEMA_NOT_EXIST,
-                    format!("Schema for table {} with schema id {id} does not exist.", t.path()),
+                    format!(
+                        "Schema for table {} with schema id {id} does not exist.",
+                        t.path()
+                    ),
                 ));
             }
         }
@@ -485,7 +515,10 @@ impl Server {
             let Some(e) = c.partition_by_name(&t, &name) else {
                 return Err(fluss(
                     error_codes::PARTITION_NOT_EXISTS,
-                    format!("Table partition '{}.{}(p={name})' does not exist.", t.entry.database, t.entry.name),
+                    format!(
+                        "Table partition '{}.{}(p={name})' does not exist.",
+                        t.entry.database, t.entry.name
+                    ),
                 ));
             };
             parts.push(PbPartitionMetadata {
@@ -527,13 +560,19 @@ impl Server {
         })
     }
 
-    fn latest_kv_snapshots(&self, r: GetLatestKvSnapshotsRequest) -> Result<GetLatestKvSnapshotsResponse> {
+    fn latest_kv_snapshots(
+        &self,
+        r: GetLatestKvSnapshotsRequest,
+    ) -> Result<GetLatestKvSnapshotsResponse> {
         let c = lock(&self.catalog);
         let t = c.table(&r.table_path.database_name, &r.table_path.table_name)?;
         if !t.is_pk() {
             return Err(fluss(
                 error_codes::NON_PRIMARY_KEY_TABLE_EXCEPTION,
-                format!("Table '{}' is not a primary key table, so it doesn't have any kv snapshots.", t.path()),
+                format!(
+                    "Table '{}' is not a primary key table, so it doesn't have any kv snapshots.",
+                    t.path()
+                ),
             ));
         }
         let partition_id = match (&r.partition_name, t.is_partitioned()) {
@@ -546,7 +585,10 @@ impl Server {
             (None, true) => {
                 return Err(fluss(
                     error_codes::PARTITION_NOT_EXISTS,
-                    format!("Table '{}' is a partitioned table, but partition name is not provided.", t.path()),
+                    format!(
+                        "Table '{}' is a partitioned table, but partition name is not provided.",
+                        t.path()
+                    ),
                 ))
             }
             (Some(n), true) => Some(
@@ -554,7 +596,10 @@ impl Server {
                     .ok_or_else(|| {
                         fluss(
                             error_codes::PARTITION_NOT_EXISTS,
-                            format!("The partition '{n}' of table '{}' does not exist.", t.path()),
+                            format!(
+                                "The partition '{n}' of table '{}' does not exist.",
+                                t.path()
+                            ),
                         )
                     })?
                     .id,
@@ -576,7 +621,10 @@ impl Server {
         })
     }
 
-    fn kv_snapshot_metadata(&self, r: GetKvSnapshotMetadataRequest) -> Result<GetKvSnapshotMetadataResponse> {
+    fn kv_snapshot_metadata(
+        &self,
+        r: GetKvSnapshotMetadataRequest,
+    ) -> Result<GetKvSnapshotMetadataResponse> {
         Err(fluss(
             error_codes::KV_SNAPSHOT_NOT_EXIST,
             format!(
@@ -591,7 +639,11 @@ impl Server {
         let t = lock(&self.catalog).table(&r.table_path.database_name, &r.table_path.table_name)?;
         Err(fluss(
             error_codes::LAKE_SNAPSHOT_NOT_EXIST,
-            format!("Lake table snapshot doesn't exist for table: {}, table id: {}", t.path(), t.entry.id),
+            format!(
+                "Lake table snapshot doesn't exist for table: {}, table id: {}",
+                t.path(),
+                t.entry.id
+            ),
         ))
     }
 
@@ -601,7 +653,12 @@ impl Server {
         lock(&self.catalog).table_by_id(id)
     }
 
-    fn bucket(&self, meta: &TableMeta, partition_id: Option<i64>, bucket: i32) -> Result<(TableBucket, Arc<std::sync::RwLock<Bucket>>)> {
+    fn bucket(
+        &self,
+        meta: &TableMeta,
+        partition_id: Option<i64>,
+        bucket: i32,
+    ) -> Result<(TableBucket, Arc<std::sync::RwLock<Bucket>>)> {
         let tb = TableBucket {
             table_id: meta.entry.id,
             partition_id,
@@ -737,7 +794,13 @@ impl Server {
                 buckets_resp: buckets,
             });
         }
-        (FetchLogResponse { tables_resp: tables }, total, errors)
+        (
+            FetchLogResponse {
+                tables_resp: tables,
+            },
+            total,
+            errors,
+        )
     }
 
     fn list_offsets(&self, r: ListOffsetsRequest) -> Result<ListOffsetsResponse> {
@@ -843,7 +906,12 @@ impl Server {
         Ok(PutKvResponse { buckets_resp: out })
     }
 
-    fn put_bucket(&self, meta: &TableMeta, b: &PbPutKvReqForBucket, target: Option<&[bool]>) -> Result<i64> {
+    fn put_bucket(
+        &self,
+        meta: &TableMeta,
+        b: &PbPutKvReqForBucket,
+        target: Option<&[bool]>,
+    ) -> Result<i64> {
         let (tb, bucket) = self.bucket(meta, b.partition_id, b.bucket_id)?;
         if !meta.is_pk() {
             return Err(fluss(
@@ -851,8 +919,12 @@ impl Server {
                 format!("the primary key table not exists for {tb}"),
             ));
         }
-        let kvb = riverlet::record::kv_batch::KvRecordBatch::new(&b.records)
-            .map_err(|e| fluss(error_codes::CORRUPT_RECORD_EXCEPTION, e.message().to_string()))?;
+        let kvb = riverlet::record::kv_batch::KvRecordBatch::new(&b.records).map_err(|e| {
+            fluss(
+                error_codes::CORRUPT_RECORD_EXCEPTION,
+                e.message().to_string(),
+            )
+        })?;
         if !kvb.is_valid() {
             return Err(fluss(
                 error_codes::CORRUPT_RECORD_EXCEPTION,
@@ -869,7 +941,12 @@ impl Server {
         }
         let mut records = Vec::new();
         for rec in kvb.records() {
-            let rec = rec.map_err(|e| fluss(error_codes::CORRUPT_RECORD_EXCEPTION, e.message().to_string()))?;
+            let rec = rec.map_err(|e| {
+                fluss(
+                    error_codes::CORRUPT_RECORD_EXCEPTION,
+                    e.message().to_string(),
+                )
+            })?;
             records.push((rec.key.to_vec(), rec.value.map(|v| v.to_vec())));
         }
         let (writer_id, seq) = (kvb.writer_id(), kvb.batch_sequence());
@@ -878,12 +955,15 @@ impl Server {
         if let SequenceCheck::Duplicate(m) = g.log.check_sequence(writer_id, seq)? {
             return Ok(m.last_offset + 1);
         }
-        let kv = g
-            .kv
-            .as_mut()
-            .ok_or_else(|| Error::internal(format!("{tb} has no KV tablet")))?;
+        let kv =
+            g.kv.as_mut()
+                .ok_or_else(|| Error::internal(format!("{tb} has no KV tablet")))?;
         let w = merge::apply_batch(meta, kv, latest, &records, target)?;
-        let rb = riverlet::row::arrow_rows::rows_to_record_batch(&meta.arrow_schema, &meta.types, &w.rows)?;
+        let rb = riverlet::row::arrow_rows::rows_to_record_batch(
+            &meta.arrow_schema,
+            &meta.types,
+            &w.rows,
+        )?;
         let batch = log_batch::build_arrow_log_batch(
             latest,
             &rb,
@@ -963,14 +1043,21 @@ impl Server {
                 if !meta.is_pk() {
                     return Err(fluss(
                         error_codes::NON_PRIMARY_KEY_TABLE_EXCEPTION,
-                        format!("Try to do prefix lookup on a non primary key table: {}", meta.path()),
+                        format!(
+                            "Try to do prefix lookup on a non primary key table: {}",
+                            meta.path()
+                        ),
                     ));
                 }
                 let g = read_bucket(&bucket);
-                let kv = g.kv.as_ref().ok_or_else(|| Error::internal("no KV tablet"))?;
+                let kv =
+                    g.kv.as_ref()
+                        .ok_or_else(|| Error::internal("no KV tablet"))?;
                 Ok(b.keys
                     .iter()
-                    .map(|k| PbValueList { values: kv.prefix(k) })
+                    .map(|k| PbValueList {
+                        values: kv.prefix(k),
+                    })
                     .collect::<Vec<_>>())
             });
             out.push(match res {
@@ -1054,11 +1141,15 @@ impl Server {
     fn scan_kv_inner(&self, r: ScanKvRequest) -> Result<ScanKvResponse> {
         let invalid = |m: &str| fluss(error_codes::INVALID_SCAN_REQUEST, m.to_string());
         if r.bucket_scan_req.is_some() && r.scanner_id.is_some() {
-            return Err(invalid("ScanKvRequest must not set both bucket_scan_req and scanner_id."));
+            return Err(invalid(
+                "ScanKvRequest must not set both bucket_scan_req and scanner_id.",
+            ));
         }
         let close = r.close_scanner == Some(true);
         if r.bucket_scan_req.is_some() && close {
-            return Err(invalid("ScanKvRequest must not set close_scanner together with bucket_scan_req."));
+            return Err(invalid(
+                "ScanKvRequest must not set close_scanner together with bucket_scan_req.",
+            ));
         }
         if r.bucket_scan_req.is_none() && r.scanner_id.is_none() {
             return Err(invalid(
@@ -1068,7 +1159,9 @@ impl Server {
         let mut batch_size = 0usize;
         if !close {
             let Some(bs) = r.batch_size_bytes else {
-                return Err(invalid("batch_size_bytes is required for data-fetching scan requests."));
+                return Err(invalid(
+                    "batch_size_bytes is required for data-fetching scan requests.",
+                ));
             };
             if bs <= 0 {
                 return Err(invalid("batch_size_bytes must be greater than 0."));
@@ -1082,7 +1175,9 @@ impl Server {
             let (tb, bucket) = self.bucket(&meta, req.partition_id, req.bucket_id)?;
             Self::kv_bucket_check(&meta, &tb)?;
             let g = read_bucket(&bucket);
-            let kv = g.kv.as_ref().ok_or_else(|| Error::internal("no KV tablet"))?;
+            let kv =
+                g.kv.as_ref()
+                    .ok_or_else(|| Error::internal("no KV tablet"))?;
             let mut values = kv.snapshot_values();
             if let Some(limit) = req.limit.filter(|l| *l > 0) {
                 values.truncate(limit as usize);
@@ -1124,6 +1219,8 @@ impl Server {
                     "Unknown scanner ID. The session may have expired or never existed.",
                 ));
             };
+            // the bucket may have been dropped since the scan opened
+            self.tablets.get(&s.bucket)?;
             (id, s, None)
         };
         if close {
@@ -1147,22 +1244,23 @@ impl Server {
                 format!("Out-of-order scan request: expected callSeqId={expected} but got {seq}."),
             ));
         }
-        let mut taken: Vec<&[u8]> = Vec::new();
+        // at least one record per response, then up to batch_size bytes
         let mut size = 0usize;
         let start = session.pos;
         let mut end = start;
-        while end < session.values.len() && (taken.is_empty() || size < batch_size) {
+        while end < session.values.len() && (end == start || size < batch_size) {
             size += 4 + session.values[end].len();
             end += 1;
-            taken.push(&[]);
         }
-        let refs: Vec<&[u8]> = session.values[start..end].iter().map(|v| v.as_slice()).collect();
+        let refs: Vec<&[u8]> = session.values[start..end]
+            .iter()
+            .map(|v| v.as_slice())
+            .collect();
         let records = riverlet::record::value_batch::encode_value_batch_from_values(&refs);
         session.pos = end;
         session.call_seq = seq;
         session.last_access = Instant::now();
         let has_more = session.pos < session.values.len();
-        let _ = session.bucket;
         if has_more {
             sessions.insert(id.clone(), session);
         }
@@ -1214,7 +1312,9 @@ impl Server {
     /// changelog: with no Fluss KV snapshots it is what clients rebuild state from.
     pub fn enforce_ttl(&self) {
         for (tb, bucket) in self.tablets.all() {
-            let Ok(meta) = self.table(tb.table_id) else { continue };
+            let Ok(meta) = self.table(tb.table_id) else {
+                continue;
+            };
             if meta.is_pk() || meta.ttl_ms <= 0 {
                 continue;
             }

@@ -33,7 +33,11 @@ impl fmt::Display for TableBucket {
                 "TableBucket{{tableId={}, partitionId={p}, bucket={}}}",
                 self.table_id, self.bucket
             ),
-            None => write!(f, "TableBucket{{tableId={}, bucket={}}}", self.table_id, self.bucket),
+            None => write!(
+                f,
+                "TableBucket{{tableId={}, bucket={}}}",
+                self.table_id, self.bucket
+            ),
         }
     }
 }
@@ -88,7 +92,8 @@ impl Tablets {
             let dir = table_dir(&self.root, tb.table_id, partition_id).join(b.to_string());
             let mut log = LogTablet::open(&dir.join("log"), tb.to_string(), self.log_cfg.clone())?;
             let kv = if meta.is_pk() {
-                let kv = KvTablet::open(&dir.join("kv"), self.log_cfg.fsync, self.kv_snapshot_bytes)?;
+                let kv =
+                    KvTablet::open(&dir.join("kv"), self.log_cfg.fsync, self.kv_snapshot_bytes)?;
                 if kv.log_offset() < log.log_end_offset() {
                     tracing::warn!(
                         "{tb}: changelog ends at {} but KV state only reached {}; dropping the \
@@ -159,7 +164,9 @@ impl Tablets {
     /// Syncs every log and snapshots every KV tablet (clean shutdown).
     pub fn flush_all(&self) -> Result<()> {
         for (tb, b) in self.all() {
-            let mut g = b.write().map_err(|_| Error::internal("bucket lock poisoned"))?;
+            let mut g = b
+                .write()
+                .map_err(|_| Error::internal("bucket lock poisoned"))?;
             g.log.flush().map_err(|e| e.context(tb))?;
             if let Some(kv) = g.kv.as_mut() {
                 kv.flush()?;

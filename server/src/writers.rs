@@ -55,8 +55,7 @@ impl WriterStates {
         let last = entry
             .and_then(|b| b.back())
             .map_or(-1, |b| b.batch_sequence);
-        let in_sequence =
-            sequence as i64 == last as i64 + 1 || (sequence == 0 && last == i32::MAX);
+        let in_sequence = sequence as i64 == last as i64 + 1 || (sequence == 0 && last == i32::MAX);
         if !in_sequence {
             return Err(Error::from_fluss(
                 error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION,
@@ -105,7 +104,10 @@ mod tests {
         let mut w = WriterStates::default();
         assert_eq!(w.check(7, 0, "b").unwrap(), SequenceCheck::Append);
         let e = w.check(7, 1, "b").unwrap_err();
-        assert_eq!(e.fluss_code(), Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION));
+        assert_eq!(
+            e.fluss_code(),
+            Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION)
+        );
         w.record(7, meta(0, 10));
         assert_eq!(
             w.check(7, 0, "b").unwrap(),
@@ -119,6 +121,9 @@ mod tests {
         }
         // only the last five are remembered; older ones are neither dup nor in sequence
         assert!(w.check(7, 2, "b").is_err());
-        assert!(matches!(w.check(7, 8, "b").unwrap(), SequenceCheck::Duplicate(_)));
+        assert!(matches!(
+            w.check(7, 8, "b").unwrap(),
+            SequenceCheck::Duplicate(_)
+        ));
     }
 }

@@ -31,7 +31,9 @@ async fn produce_fetch_offsets_and_monotonic_commit_timestamps() {
     let mut expected = 0;
     for i in 0..10 {
         let ids: Vec<i32> = (0..=i).collect();
-        let base = produce(&conn, tid, 0, log_batch(&ids, -1, -1)).await.unwrap();
+        let base = produce(&conn, tid, 0, log_batch(&ids, -1, -1))
+            .await
+            .unwrap();
         assert_eq!(base, expected);
         expected += ids.len() as i64;
     }
@@ -54,12 +56,17 @@ async fn produce_fetch_offsets_and_monotonic_commit_timestamps() {
     assert_eq!(list_offset(&conn, tid, 0, 1, None).await.unwrap(), expected);
     // out of range
     assert_eq!(
-        fetch_raw(&conn, tid, 0, expected + 5, None, None).await.unwrap_err(),
+        fetch_raw(&conn, tid, 0, expected + 5, None, None)
+            .await
+            .unwrap_err(),
         error_codes::LOG_OFFSET_OUT_OF_RANGE_EXCEPTION
     );
     // unknown bucket
     assert_eq!(
-        produce(&conn, tid, 7, log_batch(&[1], -1, -1)).await.unwrap_err().0,
+        produce(&conn, tid, 7, log_batch(&[1], -1, -1))
+            .await
+            .unwrap_err()
+            .0,
         error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
     );
     srv.shutdown().unwrap();
@@ -75,7 +82,9 @@ async fn list_offsets_by_timestamp() {
     let conn = connect(&srv.bootstrap_servers()).await;
     let tid = create_table(&conn, "ts", log_schema(), 1, &[]).await;
     for i in 0..12 {
-        produce(&conn, tid, 0, log_batch(&[i, i + 100], -1, -1)).await.unwrap();
+        produce(&conn, tid, 0, log_batch(&[i, i + 100], -1, -1))
+            .await
+            .unwrap();
         tokio::time::sleep(Duration::from_millis(3)).await;
     }
     let schema = log_schema().to_arrow();
@@ -87,14 +96,21 @@ async fn list_offsets_by_timestamp() {
             .find(|x| x.commit_ts >= b.commit_ts)
             .unwrap()
             .base_offset;
-        assert_eq!(list_offset(&conn, tid, 0, 2, Some(b.commit_ts)).await.unwrap(), expect);
+        assert_eq!(
+            list_offset(&conn, tid, 0, 2, Some(b.commit_ts))
+                .await
+                .unwrap(),
+            expect
+        );
         let expect_next = all
             .iter()
-            .find(|x| x.commit_ts >= b.commit_ts + 1)
+            .find(|x| x.commit_ts > b.commit_ts)
             .map(|x| x.base_offset)
             .unwrap_or(24);
         assert_eq!(
-            list_offset(&conn, tid, 0, 2, Some(b.commit_ts + 1)).await.unwrap(),
+            list_offset(&conn, tid, 0, 2, Some(b.commit_ts + 1))
+                .await
+                .unwrap(),
             expect_next
         );
     }
@@ -102,10 +118,15 @@ async fn list_offsets_by_timestamp() {
     // past the last batch (but not in the future): the latest offset
     let last = all.last().unwrap().commit_ts;
     tokio::time::sleep(Duration::from_millis(5)).await;
-    assert_eq!(list_offset(&conn, tid, 0, 2, Some(last + 2)).await.unwrap(), 24);
+    assert_eq!(
+        list_offset(&conn, tid, 0, 2, Some(last + 2)).await.unwrap(),
+        24
+    );
     // in the future: INVALID_TIMESTAMP
     assert_eq!(
-        list_offset(&conn, tid, 0, 2, Some(now_ms() + 60_000)).await.unwrap_err(),
+        list_offset(&conn, tid, 0, 2, Some(now_ms() + 60_000))
+            .await
+            .unwrap_err(),
         error_codes::INVALID_TIMESTAMP_EXCEPTION
     );
     srv.shutdown().unwrap();
@@ -121,7 +142,9 @@ async fn ttl_deletes_whole_expired_segments() {
     let conn = connect(&srv.bootstrap_servers()).await;
     let tid = create_table(&conn, "ttl", log_schema(), 1, &[("table.log.ttl", "1s")]).await;
     for i in 0..5 {
-        produce(&conn, tid, 0, log_batch(&[i], -1, -1)).await.unwrap();
+        produce(&conn, tid, 0, log_batch(&[i], -1, -1))
+            .await
+            .unwrap();
     }
     assert_eq!(list_offset(&conn, tid, 0, 0, None).await.unwrap(), 0);
     tokio::time::sleep(Duration::from_millis(1800)).await;
@@ -133,7 +156,12 @@ async fn ttl_deletes_whole_expired_segments() {
         error_codes::LOG_OFFSET_OUT_OF_RANGE_EXCEPTION
     );
     // writing continues at the same offsets
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[9], -1, -1)).await.unwrap(), 5);
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[9], -1, -1))
+            .await
+            .unwrap(),
+        5
+    );
     let schema = log_schema().to_arrow();
     assert_eq!(ids_of(&fetch_all(&conn, tid, 0, 5, &schema).await), vec![9]);
     srv.shutdown().unwrap();
@@ -161,26 +189,57 @@ async fn idempotent_writes_are_deduplicated() {
         .unwrap()
         .writer_id;
     assert_ne!(w, w2);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[1, 2], w, 0)).await.unwrap(), 0);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[3], w, 1)).await.unwrap(), 2);
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[1, 2], w, 0))
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[3], w, 1)).await.unwrap(),
+        2
+    );
     // a retry of sequence 0 is acked with its original offset and not stored again
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[1, 2], w, 0)).await.unwrap(), 0);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[3], w, 1)).await.unwrap(), 2);
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[1, 2], w, 0))
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[3], w, 1)).await.unwrap(),
+        2
+    );
     assert_eq!(list_offset(&conn, tid, 0, 1, None).await.unwrap(), 3);
     // a gap is rejected
-    let e = produce(&conn, tid, 0, log_batch(&[4], w, 5)).await.unwrap_err();
+    let e = produce(&conn, tid, 0, log_batch(&[4], w, 5))
+        .await
+        .unwrap_err();
     assert_eq!(e.0, error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION, "{}", e.1);
     // a new writer must start at 0
-    let e = produce(&conn, tid, 0, log_batch(&[4], w2, 3)).await.unwrap_err();
+    let e = produce(&conn, tid, 0, log_batch(&[4], w2, 3))
+        .await
+        .unwrap_err();
     assert_eq!(e.0, error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[4], w2, 0)).await.unwrap(), 3);
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[4], w2, 0))
+            .await
+            .unwrap(),
+        3
+    );
     drop(conn);
     srv.shutdown().unwrap();
     // the writer state survives a restart (rebuilt from the log)
     let srv = start(config(dir.path()));
     let conn = connect(&srv.bootstrap_servers()).await;
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[3], w, 1)).await.unwrap(), 2);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[5], w, 2)).await.unwrap(), 4);
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[3], w, 1)).await.unwrap(),
+        2
+    );
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[5], w, 2)).await.unwrap(),
+        4
+    );
     srv.shutdown().unwrap();
 }
 
@@ -190,15 +249,21 @@ async fn projection_pushdown_returns_only_projected_columns() {
     let srv = start(config(dir.path()));
     let conn = connect(&srv.bootstrap_servers()).await;
     let tid = create_table(&conn, "proj", log_schema(), 1, &[]).await;
-    produce(&conn, tid, 0, log_batch(&[1, 2, 3], -1, -1)).await.unwrap();
-    let (_, bytes) = fetch_raw(&conn, tid, 0, 0, Some(vec![1]), None).await.unwrap();
+    produce(&conn, tid, 0, log_batch(&[1, 2, 3], -1, -1))
+        .await
+        .unwrap();
+    let (_, bytes) = fetch_raw(&conn, tid, 0, 0, Some(vec![1]), None)
+        .await
+        .unwrap();
     let projected = std::sync::Arc::new(log_schema().to_arrow().project(&[1]).unwrap());
     let got = decode_batches(&bytes, &projected);
     assert_eq!(got[0].batch.num_columns(), 1);
     assert_eq!(got[0].batch.num_rows(), 3);
     assert_eq!(got[0].base_offset, 0);
     assert_eq!(
-        fetch_raw(&conn, tid, 0, 0, Some(vec![1, 0]), None).await.unwrap_err(),
+        fetch_raw(&conn, tid, 0, 0, Some(vec![1, 0]), None)
+            .await
+            .unwrap_err(),
         error_codes::INVALID_COLUMN_PROJECTION
     );
     srv.shutdown().unwrap();
@@ -219,7 +284,10 @@ async fn fetch_long_polls_until_data_arrives() {
     let (_, bytes) = fetch_raw(&conn, tid, 0, 0, None, Some(5000)).await.unwrap();
     let waited = t0.elapsed();
     assert!(!bytes.is_empty());
-    assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(4), "{waited:?}");
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(4),
+        "{waited:?}"
+    );
     writer.await.unwrap();
     // nothing new: waits about max_wait_ms, then returns empty
     let t0 = Instant::now();
@@ -239,7 +307,9 @@ async fn restart_after_clean_shutdown_keeps_everything() {
     let conn = connect(&srv.bootstrap_servers()).await;
     let tid = create_table(&conn, "r", log_schema(), 2, &[]).await;
     for i in 0..6 {
-        produce(&conn, tid, i % 2, log_batch(&[i], -1, -1)).await.unwrap();
+        produce(&conn, tid, i % 2, log_batch(&[i], -1, -1))
+            .await
+            .unwrap();
     }
     drop(conn);
     drop(srv); // Drop shuts down cleanly
@@ -247,9 +317,20 @@ async fn restart_after_clean_shutdown_keeps_everything() {
     let conn = connect(&srv.bootstrap_servers()).await;
     assert_eq!(table_id(&conn, "r").await, tid);
     let schema = log_schema().to_arrow();
-    assert_eq!(ids_of(&fetch_all(&conn, tid, 0, 0, &schema).await), vec![0, 2, 4]);
-    assert_eq!(ids_of(&fetch_all(&conn, tid, 1, 0, &schema).await), vec![1, 3, 5]);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[6], -1, -1)).await.unwrap(), 3);
+    assert_eq!(
+        ids_of(&fetch_all(&conn, tid, 0, 0, &schema).await),
+        vec![0, 2, 4]
+    );
+    assert_eq!(
+        ids_of(&fetch_all(&conn, tid, 1, 0, &schema).await),
+        vec![1, 3, 5]
+    );
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[6], -1, -1))
+            .await
+            .unwrap(),
+        3
+    );
     srv.shutdown().unwrap();
 }
 
@@ -265,11 +346,17 @@ async fn restart_after_sigkill_of_the_binary() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let bootstrap = line.trim().strip_prefix("bootstrap: ").expect(&line).to_string();
+    let bootstrap = line
+        .trim()
+        .strip_prefix("bootstrap: ")
+        .expect(&line)
+        .to_string();
     let conn = connect(&bootstrap).await;
     let tid = create_table(&conn, "k", log_schema(), 1, &[]).await;
     for i in 0..20 {
-        produce(&conn, tid, 0, log_batch(&[i], -1, -1)).await.unwrap();
+        produce(&conn, tid, 0, log_batch(&[i], -1, -1))
+            .await
+            .unwrap();
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -290,7 +377,9 @@ async fn torn_tail_is_truncated_on_restart() {
     let conn = connect(&srv.bootstrap_servers()).await;
     let tid = create_table(&conn, "torn", log_schema(), 1, &[]).await;
     for i in 0..3 {
-        produce(&conn, tid, 0, log_batch(&[i], -1, -1)).await.unwrap();
+        produce(&conn, tid, 0, log_batch(&[i], -1, -1))
+            .await
+            .unwrap();
     }
     drop(conn);
     srv.shutdown().unwrap();
@@ -309,8 +398,16 @@ async fn torn_tail_is_truncated_on_restart() {
     assert_eq!(std::fs::metadata(&seg).unwrap().len() as usize, good);
     let conn = connect(&srv.bootstrap_servers()).await;
     let schema = log_schema().to_arrow();
-    assert_eq!(ids_of(&fetch_all(&conn, tid, 0, 0, &schema).await), vec![0, 1, 2]);
-    assert_eq!(produce(&conn, tid, 0, log_batch(&[3], -1, -1)).await.unwrap(), 3);
+    assert_eq!(
+        ids_of(&fetch_all(&conn, tid, 0, 0, &schema).await),
+        vec![0, 1, 2]
+    );
+    assert_eq!(
+        produce(&conn, tid, 0, log_batch(&[3], -1, -1))
+            .await
+            .unwrap(),
+        3
+    );
     drop(conn);
     srv.shutdown().unwrap();
     // a corrupted (bit-flipped) last batch is dropped too
@@ -320,7 +417,10 @@ async fn torn_tail_is_truncated_on_restart() {
     std::fs::write(&seg, &bytes).unwrap();
     let srv = start(config(dir.path()));
     let conn = connect(&srv.bootstrap_servers()).await;
-    assert_eq!(ids_of(&fetch_all(&conn, tid, 0, 0, &schema).await), vec![0, 1, 2]);
+    assert_eq!(
+        ids_of(&fetch_all(&conn, tid, 0, 0, &schema).await),
+        vec![0, 1, 2]
+    );
     srv.shutdown().unwrap();
 }
 
@@ -335,8 +435,12 @@ async fn sasl_plain_accepts_and_rejects() {
         }),
         ..Default::default()
     };
-    let conn = ServerConnection::connect(&srv.bootstrap_servers(), &ok).await.unwrap();
-    conn.request(&ListDatabasesRequest::default()).await.unwrap();
+    let conn = ServerConnection::connect(&srv.bootstrap_servers(), &ok)
+        .await
+        .unwrap();
+    conn.request(&ListDatabasesRequest::default())
+        .await
+        .unwrap();
     let bad = ConnectionConfig {
         sasl: Some(SaslConfig {
             username: "admin".into(),
@@ -344,16 +448,29 @@ async fn sasl_plain_accepts_and_rejects() {
         }),
         ..Default::default()
     };
-    let e = ServerConnection::connect(&srv.bootstrap_servers(), &bad).await.err().unwrap();
-    assert_eq!(e.fluss_code(), Some(error_codes::AUTHENTICATE_EXCEPTION), "{e}");
+    let e = ServerConnection::connect(&srv.bootstrap_servers(), &bad)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.fluss_code(),
+        Some(error_codes::AUTHENTICATE_EXCEPTION),
+        "{e}"
+    );
     assert!(e.message().contains("Invalid username or password"), "{e}");
     // a plaintext client gets ApiVersions, then every other request is refused
     let plain = ServerConnection::connect(&srv.bootstrap_servers(), &ConnectionConfig::default())
         .await
         .unwrap();
-    let e = plain.request(&ListDatabasesRequest::default()).await.unwrap_err();
+    let e = plain
+        .request(&ListDatabasesRequest::default())
+        .await
+        .unwrap_err();
     assert_eq!(e.fluss_code(), Some(error_codes::AUTHENTICATE_EXCEPTION));
-    assert!(e.message().contains("has not completed authentication"), "{e}");
+    assert!(
+        e.message().contains("has not completed authentication"),
+        "{e}"
+    );
     srv.shutdown().unwrap();
 }
 
@@ -390,7 +507,10 @@ async fn catalog_errors_and_metadata() {
     let dir = tempfile::tempdir().unwrap();
     let srv = start(config(dir.path()));
     let conn = connect(&srv.bootstrap_servers()).await;
-    let dbs = conn.request(&ListDatabasesRequest::default()).await.unwrap();
+    let dbs = conn
+        .request(&ListDatabasesRequest::default())
+        .await
+        .unwrap();
     assert!(dbs.database_name.contains(&"fluss".to_string()));
     let tid = create_table(&conn, "m", log_schema(), 3, &[]).await;
     let md = conn
@@ -446,7 +566,11 @@ async fn catalog_errors_and_metadata() {
         })
         .await
         .unwrap_err();
-    assert_eq!(e.fluss_code(), Some(error_codes::INVALID_CONFIG_EXCEPTION), "{e}");
+    assert_eq!(
+        e.fluss_code(),
+        Some(error_codes::INVALID_CONFIG_EXCEPTION),
+        "{e}"
+    );
     srv.shutdown().unwrap();
 }
 
@@ -459,7 +583,9 @@ async fn malformed_requests_do_not_crash() {
     let mut cfg = config(dir.path());
     cfg.max_frame_size = 1024;
     let srv = start(cfg);
-    let mut s = tokio::net::TcpStream::connect(srv.local_addr()).await.unwrap();
+    let mut s = tokio::net::TcpStream::connect(srv.local_addr())
+        .await
+        .unwrap();
     // unknown key 4242: no answer; then GetTableInfo (1007) with a garbage body: error response
     let f1 = riverlet::rpc::frame::encode_request_frame(4242, 0, 1, b"xx");
     let f2 = riverlet::rpc::frame::encode_request_frame(1007, 0, 2, &[0x0a, 0xff, 0xff, 0xff]);
@@ -477,6 +603,8 @@ async fn malformed_requests_do_not_crash() {
     let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut rest)).await;
     // the server still serves others
     let conn = connect(&srv.bootstrap_servers()).await;
-    conn.request(&ListDatabasesRequest::default()).await.unwrap();
+    conn.request(&ListDatabasesRequest::default())
+        .await
+        .unwrap();
     srv.shutdown().unwrap();
 }

@@ -27,7 +27,9 @@ pub async fn connect(bootstrap: &str) -> Arc<ServerConnection> {
         request_timeout: Duration::from_secs(20),
         ..Default::default()
     };
-    ServerConnection::connect(bootstrap, &cfg).await.expect("connect")
+    ServerConnection::connect(bootstrap, &cfg)
+        .await
+        .expect("connect")
 }
 
 pub fn log_schema() -> Schema {
@@ -62,7 +64,8 @@ pub async fn create_table(
     })
     .await
     .unwrap();
-    let mut b = TableDescriptor::builder(schema).distributed_by(Some(buckets), Vec::<String>::new());
+    let mut b =
+        TableDescriptor::builder(schema).distributed_by(Some(buckets), Vec::<String>::new());
     b = b.property("table.log.arrow.compression.type", "NONE");
     for (k, v) in props {
         b = b.property(*k, *v);
@@ -223,7 +226,10 @@ pub async fn fetch_all(
             break;
         }
         let batches = decode_batches(&bytes, schema);
-        assert!(!batches.is_empty(), "no progress at offset {offset} (hw {hw})");
+        assert!(
+            !batches.is_empty(),
+            "no progress at offset {offset} (hw {hw})"
+        );
         offset = batches.last().unwrap().next_offset;
         out.extend(batches);
     }
