@@ -54,8 +54,8 @@ pub const SERVED_APIS: &[(ApiKey, i16)] = &[
     (ApiKey::ScanKv, 0),
 ];
 
-/// Fluss's `ServerType.COORDINATOR` id, reported in ApiVersions.
-const SERVER_TYPE_COORDINATOR: i32 = 1;
+/// Fluss's `FetchParams.FETCH_FROM_EARLIEST_OFFSET`.
+const FETCH_FROM_EARLIEST_OFFSET: i64 = -2;
 /// Idle ScanKv sessions are dropped after this long (Fluss `kv.scanner.ttl` default 10 min).
 const SCANNER_TTL: Duration = Duration::from_secs(600);
 /// Upper bound of one ScanKv response (Fluss `kv.scanner.max-batch-size` default 8 MiB).
@@ -753,7 +753,13 @@ impl Server {
                     let (_, bucket) = self.bucket(meta, b.partition_id, b.bucket_id)?;
                     let g = read_bucket(&bucket);
                     let want = limit.min(b.max_fetch_bytes.max(0) as usize);
-                    let bytes = g.log.read(b.fetch_offset, want, min_one)?;
+                    // Fluss's FETCH_FROM_EARLIEST_OFFSET (-2): read from the log start offset
+                    let offset = if b.fetch_offset == FETCH_FROM_EARLIEST_OFFSET {
+                        g.log.log_start_offset()
+                    } else {
+                        b.fetch_offset
+                    };
+                    let bytes = g.log.read(offset, want, min_one)?;
                     let bytes = match &proj {
                         Some(fields) if !bytes.is_empty() => project(meta, &bytes, fields)?,
                         _ => bytes,
@@ -1344,7 +1350,9 @@ pub fn api_versions() -> ApiVersionsResponse {
                 max_version: *v as i32,
             })
             .collect(),
-        server_type: Some(SERVER_TYPE_COORDINATOR),
+        // This node is both coordinator (1) and tablet server (2); clients that validate the
+        // field (fluss-rust / pyfluss) skip the check when it is absent, so it is left unset.
+        server_type: None,
     }
 }
 

@@ -54,6 +54,9 @@ async fn produce_fetch_offsets_and_monotonic_commit_timestamps() {
     assert_eq!(got[0].base_offset, 3);
     assert_eq!(list_offset(&conn, tid, 0, 0, None).await.unwrap(), 0);
     assert_eq!(list_offset(&conn, tid, 0, 1, None).await.unwrap(), expected);
+    // fetch offset -2 (Fluss's FETCH_FROM_EARLIEST_OFFSET, sent by fluss-rust/pyfluss) = log start
+    let (_, bytes) = fetch_raw(&conn, tid, 0, -2, None, None).await.unwrap();
+    assert_eq!(decode_batches(&bytes, &schema)[0].base_offset, 0);
     // out of range
     assert_eq!(
         fetch_raw(&conn, tid, 0, expected + 5, None, None)
