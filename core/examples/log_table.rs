@@ -13,7 +13,9 @@ use riverlet::row::Datum;
 
 #[tokio::main]
 async fn main() -> riverlet::Result<()> {
-    let bootstrap = std::env::args().nth(1).unwrap_or_else(|| "localhost:9123".to_string());
+    let bootstrap = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "localhost:9123".to_string());
     let conn = Connection::connect(ClientConfig::new(bootstrap)).await?;
     let admin = conn.admin();
     admin.create_database("seed", true).await?;
@@ -44,14 +46,26 @@ async fn main() -> riverlet::Result<()> {
     let first = writer.append_batch(&batch);
     // ...and two as rows.
     let second = writer.append_rows(&[
-        vec![Datum::BigInt(900), Datum::BigInt(24), Datum::Int(604), Datum::String("addr4".into())],
-        vec![Datum::BigInt(1000), Datum::BigInt(25), Datum::Int(605), Datum::String("addr5".into())],
+        vec![
+            Datum::BigInt(900),
+            Datum::BigInt(24),
+            Datum::Int(604),
+            Datum::String("addr4".into()),
+        ],
+        vec![
+            Datum::BigInt(1000),
+            Datum::BigInt(25),
+            Datum::Int(605),
+            Datum::String("addr5".into()),
+        ],
     ]);
     first.await?;
     second.await?;
     writer.close().await?;
 
-    let offsets = admin.list_offsets(&path, None, &[], OffsetSpec::Latest).await?;
+    let offsets = admin
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .await?;
     println!("{path}: latest offsets per bucket {offsets:?}");
     conn.close().await;
     Ok(())

@@ -10,7 +10,9 @@ use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
 use riverlet::row::Datum;
 
 fn main() -> riverlet::Result<()> {
-    let bootstrap = std::env::args().nth(1).unwrap_or_else(|| "localhost:9123".to_string());
+    let bootstrap = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "localhost:9123".to_string());
     let mut config = ClientConfig::new(bootstrap);
     config.writer.create_missing_partitions = true;
     let conn = Connection::connect(config)?;
@@ -25,7 +27,9 @@ fn main() -> riverlet::Result<()> {
         .column("dt", DataType::string())
         .build()?;
     let path = TablePath::new("seed", "part_log_table");
-    let descriptor = TableDescriptor::builder(schema).partitioned_by(["dt"]).build()?;
+    let descriptor = TableDescriptor::builder(schema)
+        .partitioned_by(["dt"])
+        .build()?;
     admin.create_table(&path, &descriptor, true)?;
 
     let table = conn.table(&path)?;

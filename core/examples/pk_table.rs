@@ -8,12 +8,19 @@ use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
 use riverlet::row::Datum;
 
 fn order(o: i64, i: i64, a: i32, addr: &str) -> Vec<Datum> {
-    vec![Datum::BigInt(o), Datum::BigInt(i), Datum::Int(a), Datum::String(addr.into())]
+    vec![
+        Datum::BigInt(o),
+        Datum::BigInt(i),
+        Datum::Int(a),
+        Datum::String(addr.into()),
+    ]
 }
 
 #[tokio::main]
 async fn main() -> riverlet::Result<()> {
-    let bootstrap = std::env::args().nth(1).unwrap_or_else(|| "localhost:9123".to_string());
+    let bootstrap = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "localhost:9123".to_string());
     let conn = Connection::connect(ClientConfig::new(bootstrap)).await?;
     let admin = conn.admin();
     admin.create_database("seed", true).await?;
@@ -43,13 +50,22 @@ async fn main() -> riverlet::Result<()> {
         ])
         .await?;
     writer
-        .upsert_rows(&[order(700, 220, 602, "addr2"), order(900, 240, 604, "addr4"), order(1100, 260, 606, "addr6")])
+        .upsert_rows(&[
+            order(700, 220, 602, "addr2"),
+            order(900, 240, 604, "addr4"),
+            order(1100, 260, 606, "addr6"),
+        ])
         .await?;
 
     // Partial update: only `amount` changes for order 600 (the key must be included).
     let partial = table.new_upsert_writer(Some(&["order_id", "amount"]))?;
     partial
-        .upsert_row(&[Datum::BigInt(600), Datum::Null, Datum::Int(650), Datum::Null])
+        .upsert_row(&[
+            Datum::BigInt(600),
+            Datum::Null,
+            Datum::Int(650),
+            Datum::Null,
+        ])
         .await?;
 
     // Delete by primary key.
@@ -57,7 +73,9 @@ async fn main() -> riverlet::Result<()> {
     writer.close().await?;
     partial.close().await?;
 
-    let offsets = admin.list_offsets(&path, None, &[], OffsetSpec::Latest).await?;
+    let offsets = admin
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .await?;
     println!("{path}: changelog end offsets {offsets:?}");
     conn.close().await;
     Ok(())

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use arrow_array::{Int32Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use riverlet::blocking::{self, Connection};
+use riverlet::blocking::Connection;
 use riverlet::client::{ClientConfig, OffsetSpec};
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
 use riverlet::row::Datum;
@@ -14,9 +14,7 @@ fn start() -> (riverlet_server::LocalServer, tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let mut config = riverlet_server::ServerConfig::new(dir.path());
     config.port = 0;
-    let server = blocking::block_on(riverlet_server::LocalServer::start(config))
-        .unwrap()
-        .unwrap();
+    let server = riverlet_server::LocalServer::start(config).unwrap();
     let bootstrap = server.bootstrap_servers();
     (server, dir, bootstrap)
 }
@@ -36,7 +34,14 @@ fn blocking_admin_and_writes_from_many_threads() {
         .unwrap();
     let path = TablePath::new("b", "t");
     admin
-        .create_table(&path, &TableDescriptor::builder(schema).distributed_by(Some(2), Vec::<String>::new()).build().unwrap(), false)
+        .create_table(
+            &path,
+            &TableDescriptor::builder(schema)
+                .distributed_by(Some(2), Vec::<String>::new())
+                .build()
+                .unwrap(),
+            false,
+        )
         .unwrap();
     let table = conn.table_by_name("b.t").unwrap();
     let writer = Arc::new(table.new_append_writer().unwrap());
@@ -69,12 +74,18 @@ fn blocking_admin_and_writes_from_many_threads() {
         .wait()
         .unwrap();
     writer.flush().unwrap();
-    let offsets = admin.list_offsets(&path, None, &[], OffsetSpec::Latest).unwrap();
+    let offsets = admin
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .unwrap();
     assert_eq!(offsets.values().sum::<i64>(), 201);
 
     // Schema errors come back from append itself.
     let bad = RecordBatch::try_new(
-        Arc::new(ArrowSchema::new(vec![Field::new("id", ArrowType::Utf8, false)])),
+        Arc::new(ArrowSchema::new(vec![Field::new(
+            "id",
+            ArrowType::Utf8,
+            false,
+        )])),
         vec![Arc::new(StringArray::from(vec!["1"]))],
     )
     .unwrap();
@@ -82,11 +93,16 @@ fn blocking_admin_and_writes_from_many_threads() {
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
 
     // A blocking call from inside a runtime is refused, not nested.
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let e = rt.block_on(async { admin.list_databases() }).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
 
     writer.close().unwrap();
     conn.close().unwrap();
-    assert_eq!(admin.list_databases().unwrap_err().kind(), ErrorKind::Closed);
+    assert_eq!(
+        admin.list_databases().unwrap_err().kind(),
+        ErrorKind::Closed
+    );
 }

@@ -35,14 +35,21 @@ async fn upsert_delete_and_partial_update() {
     let server = start_server().await;
     let conn = connect(&server).await;
     let path = TablePath::new("db", "users");
-    let d = TableDescriptor::builder(pk_schema()).distributed_by(Some(3), Vec::<String>::new()).build().unwrap();
+    let d = TableDescriptor::builder(pk_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .build()
+        .unwrap();
     let table = create_table(&conn, &path, d).await;
     let w = table.new_upsert_writer(None).unwrap();
 
     // Rows API.
-    w.upsert_rows(&[row(1, Some("a"), Some(10)), row(2, Some("b"), Some(20)), row(3, Some("c"), None)])
-        .await
-        .unwrap();
+    w.upsert_rows(&[
+        row(1, Some("a"), Some(10)),
+        row(2, Some("b"), Some(20)),
+        row(3, Some("c"), None),
+    ])
+    .await
+    .unwrap();
     // Arrow batch API (columns in another order).
     let b = RecordBatch::try_new(
         Arc::new(ArrowSchema::new(vec![
@@ -62,10 +69,19 @@ async fn upsert_delete_and_partial_update() {
     w.delete_rows(&[vec![Datum::Int(3)]]).await.unwrap();
     w.flush().await.unwrap();
 
-    assert_eq!(lookup(&conn, &table, None, &[Datum::Int(1)]).await, Some(row(1, Some("a"), Some(10))));
-    assert_eq!(lookup(&conn, &table, None, &[Datum::Int(2)]).await, Some(row(2, Some("bb"), Some(21))));
+    assert_eq!(
+        lookup(&conn, &table, None, &[Datum::Int(1)]).await,
+        Some(row(1, Some("a"), Some(10)))
+    );
+    assert_eq!(
+        lookup(&conn, &table, None, &[Datum::Int(2)]).await,
+        Some(row(2, Some("bb"), Some(21)))
+    );
     assert_eq!(lookup(&conn, &table, None, &[Datum::Int(3)]).await, None);
-    assert_eq!(lookup(&conn, &table, None, &[Datum::Int(4)]).await, Some(row(4, Some("d"), Some(40))));
+    assert_eq!(
+        lookup(&conn, &table, None, &[Datum::Int(4)]).await,
+        Some(row(4, Some("d"), Some(40)))
+    );
 
     // Partial update of `score` only: `name` is kept.
     let p = table.new_upsert_writer(Some(&["id", "score"])).unwrap();
@@ -74,16 +90,29 @@ async fn upsert_delete_and_partial_update() {
             Field::new("id", ArrowType::Int32, false),
             Field::new("score", ArrowType::Int64, true),
         ])),
-        vec![Arc::new(Int32Array::from(vec![1, 4])), Arc::new(Int64Array::from(vec![11, 41]))],
+        vec![
+            Arc::new(Int32Array::from(vec![1, 4])),
+            Arc::new(Int64Array::from(vec![11, 41])),
+        ],
     )
     .unwrap();
     p.upsert_batch(&b).await.unwrap();
-    assert_eq!(lookup(&conn, &table, None, &[Datum::Int(1)]).await, Some(row(1, Some("a"), Some(11))));
-    assert_eq!(lookup(&conn, &table, None, &[Datum::Int(4)]).await, Some(row(4, Some("d"), Some(41))));
+    assert_eq!(
+        lookup(&conn, &table, None, &[Datum::Int(1)]).await,
+        Some(row(1, Some("a"), Some(11)))
+    );
+    assert_eq!(
+        lookup(&conn, &table, None, &[Datum::Int(4)]).await,
+        Some(row(4, Some("d"), Some(41)))
+    );
 
     // Delete with an Arrow batch of keys.
     let keys = RecordBatch::try_new(
-        Arc::new(ArrowSchema::new(vec![Field::new("id", ArrowType::Int32, false)])),
+        Arc::new(ArrowSchema::new(vec![Field::new(
+            "id",
+            ArrowType::Int32,
+            false,
+        )])),
         vec![Arc::new(Int32Array::from(vec![1, 2]))],
     )
     .unwrap();
@@ -121,23 +150,39 @@ async fn partitioned_pk_table() {
     let table = create_table(&conn, &path, d).await;
     for r in ["eu", "us"] {
         conn.admin()
-            .create_partition(&path, &riverlet::metadata::PartitionSpec::new([("region", r)]), false)
+            .create_partition(
+                &path,
+                &riverlet::metadata::PartitionSpec::new([("region", r)]),
+                false,
+            )
             .await
             .unwrap();
     }
     let w = table.new_upsert_writer(None).unwrap();
     w.upsert_rows(&[
-        vec![Datum::String("eu".into()), Datum::Int(1), Datum::Double(1.5)],
-        vec![Datum::String("us".into()), Datum::Int(1), Datum::Double(2.5)],
+        vec![
+            Datum::String("eu".into()),
+            Datum::Int(1),
+            Datum::Double(1.5),
+        ],
+        vec![
+            Datum::String("us".into()),
+            Datum::Int(1),
+            Datum::Double(2.5),
+        ],
     ])
     .await
     .unwrap();
     let parts = conn.partitions(&path).await.unwrap();
     let eu = parts.iter().find(|p| p.name == "eu").unwrap().partition_id;
     let us = parts.iter().find(|p| p.name == "us").unwrap().partition_id;
-    let got = lookup(&conn, &table, Some(eu), &[Datum::Int(1)]).await.unwrap();
+    let got = lookup(&conn, &table, Some(eu), &[Datum::Int(1)])
+        .await
+        .unwrap();
     assert_eq!(got[2], Datum::Double(1.5));
-    let got = lookup(&conn, &table, Some(us), &[Datum::Int(1)]).await.unwrap();
+    let got = lookup(&conn, &table, Some(us), &[Datum::Int(1)])
+        .await
+        .unwrap();
     assert_eq!(got[2], Datum::Double(2.5));
 }
 
@@ -146,12 +191,20 @@ async fn kv_typed_errors() {
     let server = start_server().await;
     let conn = connect(&server).await;
     let path = TablePath::new("db", "kv_errors");
-    let table = create_table(&conn, &path, TableDescriptor::builder(pk_schema()).build().unwrap()).await;
+    let table = create_table(
+        &conn,
+        &path,
+        TableDescriptor::builder(pk_schema()).build().unwrap(),
+    )
+    .await;
 
     // Append on a PK table.
     let e = table.new_append_writer().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-    assert!(e.message().contains("db.kv_errors") && e.message().contains("primary key"), "{e}");
+    assert!(
+        e.message().contains("db.kv_errors") && e.message().contains("primary key"),
+        "{e}"
+    );
 
     // Partial update must include the primary key.
     let e = table.new_upsert_writer(Some(&["score"])).unwrap_err();
@@ -161,16 +214,28 @@ async fn kv_typed_errors() {
 
     let w = table.new_upsert_writer(None).unwrap();
     // Null primary key.
-    let e = w.upsert_rows(&[row(0, None, None).into_iter().enumerate().map(|(i, d)| if i == 0 { Datum::Null } else { d }).collect()])
+    let e = w
+        .upsert_rows(&[row(0, None, None)
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| if i == 0 { Datum::Null } else { d })
+            .collect()])
         .await
         .unwrap_err();
-    assert!(e.message().contains("primary key column 'id'") && e.message().contains("db.kv_errors"), "{e}");
+    assert!(
+        e.message().contains("primary key column 'id'") && e.message().contains("db.kv_errors"),
+        "{e}"
+    );
     // Wrong arity.
     let e = w.upsert_rows(&[vec![Datum::Int(1)]]).await.unwrap_err();
     assert!(e.message().contains("3 columns"), "{e}");
     // Batch missing a column.
     let b = RecordBatch::try_new(
-        Arc::new(ArrowSchema::new(vec![Field::new("id", ArrowType::Int32, false)])),
+        Arc::new(ArrowSchema::new(vec![Field::new(
+            "id",
+            ArrowType::Int32,
+            false,
+        )])),
         vec![Arc::new(Int32Array::from(vec![1]))],
     )
     .unwrap();

@@ -50,14 +50,24 @@ async fn admin_databases_and_tables() {
     admin.create_database("adm", true).await.unwrap();
     let e = admin.create_database("adm", false).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
-    assert!(admin.list_databases().await.unwrap().contains(&"adm".to_string()));
+    assert!(admin
+        .list_databases()
+        .await
+        .unwrap()
+        .contains(&"adm".to_string()));
     assert!(admin.database_exists("adm").await.unwrap());
 
     let path = TablePath::new("adm", "logs");
-    let d = TableDescriptor::builder(log_schema()).distributed_by(Some(3), Vec::<String>::new()).build().unwrap();
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .build()
+        .unwrap();
     admin.create_table(&path, &d, false).await.unwrap();
     assert!(admin.table_exists(&path).await.unwrap());
-    assert_eq!(admin.list_tables("adm").await.unwrap(), vec!["logs".to_string()]);
+    assert_eq!(
+        admin.list_tables("adm").await.unwrap(),
+        vec!["logs".to_string()]
+    );
     let info = admin.table_info(&path).await.unwrap();
     assert_eq!(info.descriptor.bucket_count, Some(3));
     assert_eq!(info.descriptor.schema.columns.len(), 2);
@@ -65,7 +75,10 @@ async fn admin_databases_and_tables() {
     let e = admin.create_table(&path, &d, false).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists);
 
-    let offsets = admin.list_offsets(&path, None, &[], OffsetSpec::Latest).await.unwrap();
+    let offsets = admin
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap();
     assert_eq!(offsets.len(), 3);
     assert!(offsets.values().all(|o| *o == 0));
 
@@ -87,13 +100,19 @@ async fn append_batches_and_rows_are_acked_and_readable() {
     let server = start_server().await;
     let conn = connect(&server).await;
     let path = TablePath::new("db", "events");
-    let d = TableDescriptor::builder(log_schema()).distributed_by(Some(2), Vec::<String>::new()).build().unwrap();
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(2), Vec::<String>::new())
+        .build()
+        .unwrap();
     let table = create_table(&conn, &path, d).await;
     let w = table.new_append_writer().unwrap();
 
     let f1 = w.append_batch(&batch(0..100));
     let f2 = w.append_batch(&batch(100..150));
-    let f3 = w.append_rows(&[vec![Datum::Int(150), Datum::String("x".into())], vec![Datum::Int(151), Datum::Null]]);
+    let f3 = w.append_rows(&[
+        vec![Datum::Int(150), Datum::String("x".into())],
+        vec![Datum::Int(151), Datum::Null],
+    ]);
     f1.await.unwrap();
     f2.await.unwrap();
     f3.await.unwrap();
@@ -102,9 +121,17 @@ async fn append_batches_and_rows_are_acked_and_readable() {
     let rows = fetch_all(&conn, &table, None).await;
     assert_eq!(ids_of(&rows), (0..152).collect::<Vec<_>>());
 
-    let latest = conn.admin().list_offsets(&path, None, &[], OffsetSpec::Latest).await.unwrap();
+    let latest = conn
+        .admin()
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap();
     assert_eq!(latest.values().sum::<i64>(), 152);
-    let earliest = conn.admin().list_offsets(&path, None, &[0, 1], OffsetSpec::Earliest).await.unwrap();
+    let earliest = conn
+        .admin()
+        .list_offsets(&path, None, &[0, 1], OffsetSpec::Earliest)
+        .await
+        .unwrap();
     assert!(earliest.values().all(|o| *o == 0));
     w.close().await.unwrap();
 }
@@ -116,26 +143,45 @@ async fn round_robin_spreads_and_sticky_sticks() {
     config.writer.no_key_assigner = NoKeyAssigner::RoundRobin;
     let conn = Connection::connect(config).await.unwrap();
     let path = TablePath::new("db", "rr");
-    let d = TableDescriptor::builder(log_schema()).distributed_by(Some(3), Vec::<String>::new()).build().unwrap();
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .build()
+        .unwrap();
     let table = create_table(&conn, &path, d).await;
     let w = table.new_append_writer().unwrap();
     for i in 0..6 {
         w.append_batch(&batch(i * 10..i * 10 + 10)).await.unwrap();
     }
-    let offsets = conn.admin().list_offsets(&path, None, &[], OffsetSpec::Latest).await.unwrap();
-    assert_eq!(offsets.values().copied().collect::<Vec<_>>(), vec![20, 20, 20]);
+    let offsets = conn
+        .admin()
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap();
+    assert_eq!(
+        offsets.values().copied().collect::<Vec<_>>(),
+        vec![20, 20, 20]
+    );
 
     // Sticky (default): small writes inside one linger window stay in one bucket.
     let conn2 = connect(&server).await;
     let path2 = TablePath::new("db", "sticky");
-    let d = TableDescriptor::builder(log_schema()).distributed_by(Some(3), Vec::<String>::new()).build().unwrap();
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .build()
+        .unwrap();
     let table2 = create_table(&conn2, &path2, d).await;
     let w2 = table2.new_append_writer().unwrap();
-    let futs: Vec<_> = (0..5).map(|i| w2.append_batch(&batch(i * 2..i * 2 + 2))).collect();
+    let futs: Vec<_> = (0..5)
+        .map(|i| w2.append_batch(&batch(i * 2..i * 2 + 2)))
+        .collect();
     for f in futs {
         f.await.unwrap();
     }
-    let offsets = conn2.admin().list_offsets(&path2, None, &[], OffsetSpec::Latest).await.unwrap();
+    let offsets = conn2
+        .admin()
+        .list_offsets(&path2, None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap();
     let non_empty = offsets.values().filter(|o| **o > 0).count();
     assert_eq!(non_empty, 1, "{offsets:?}");
     assert_eq!(offsets.values().sum::<i64>(), 10);
@@ -146,7 +192,10 @@ async fn bucket_key_routes_by_hash() {
     let server = start_server().await;
     let conn = connect(&server).await;
     let path = TablePath::new("db", "keyed");
-    let d = TableDescriptor::builder(log_schema()).distributed_by(Some(4), ["id"]).build().unwrap();
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(4), ["id"])
+        .build()
+        .unwrap();
     let table = create_table(&conn, &path, d).await;
     let w = table.new_append_writer().unwrap();
     w.append_batch(&batch(0..200)).await.unwrap();
@@ -171,7 +220,10 @@ async fn batching_splits_large_writes_and_respects_memory() {
     config.writer.request_max_size = 16 * 1024;
     let conn = Connection::connect(config).await.unwrap();
     let path = TablePath::new("db", "big");
-    let d = TableDescriptor::builder(log_schema()).distributed_by(Some(2), Vec::<String>::new()).build().unwrap();
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(2), Vec::<String>::new())
+        .build()
+        .unwrap();
     let table = create_table(&conn, &path, d).await;
     let w = table.new_append_writer().unwrap();
     let mut futs = Vec::new();
@@ -206,7 +258,11 @@ async fn partitioned_log_table_routes_by_value() {
     let table = create_table(&conn, &path, d).await;
     let admin = conn.admin();
     admin
-        .create_partition(&path, &riverlet::metadata::PartitionSpec::new([("day", "2024-01-01")]), false)
+        .create_partition(
+            &path,
+            &riverlet::metadata::PartitionSpec::new([("day", "2024-01-01")]),
+            false,
+        )
         .await
         .unwrap();
     let w = table.new_append_writer().unwrap();
@@ -220,7 +276,10 @@ async fn partitioned_log_table_routes_by_value() {
         .append_rows(&[vec![Datum::Int(3), Datum::String("2024-01-02".into())]])
         .await
         .unwrap_err();
-    assert!(e.message().contains("2024-01-02") && e.message().contains("db.by_day"), "{e}");
+    assert!(
+        e.message().contains("2024-01-02") && e.message().contains("db.by_day"),
+        "{e}"
+    );
 
     let mut config = test_config(&server.bootstrap);
     config.writer.create_missing_partitions = true;
@@ -235,7 +294,10 @@ async fn partitioned_log_table_routes_by_value() {
     names.sort();
     assert_eq!(names, vec!["2024-01-01", "2024-01-02"]);
     let p1 = parts.iter().find(|p| p.name == "2024-01-01").unwrap();
-    assert_eq!(total_rows(&fetch_all(&conn, &table, Some(p1.partition_id)).await), 2);
+    assert_eq!(
+        total_rows(&fetch_all(&conn, &table, Some(p1.partition_id)).await),
+        2
+    );
     let offsets = admin
         .list_offsets(&path, Some("2024-01-02"), &[0], OffsetSpec::Latest)
         .await
@@ -258,7 +320,10 @@ async fn typed_errors_name_table_and_column() {
 
     // Upsert on a log table.
     let e = table.new_upsert_writer(None).unwrap_err();
-    assert!(e.message().contains("db.typed") && e.message().contains("no primary key"), "{e}");
+    assert!(
+        e.message().contains("db.typed") && e.message().contains("no primary key"),
+        "{e}"
+    );
 
     let w = table.new_append_writer().unwrap();
     // Wrong type.
@@ -267,22 +332,35 @@ async fn typed_errors_name_table_and_column() {
             Field::new("id", ArrowType::Utf8, false),
             Field::new("name", ArrowType::Utf8, true),
         ])),
-        vec![Arc::new(StringArray::from(vec!["1"])), Arc::new(StringArray::from(vec!["a"]))],
+        vec![
+            Arc::new(StringArray::from(vec!["1"])),
+            Arc::new(StringArray::from(vec!["a"])),
+        ],
     )
     .unwrap();
     let e = w.append_batch(&bad).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-    assert!(e.message().contains("'id'") && e.message().contains("db.typed"), "{e}");
+    assert!(
+        e.message().contains("'id'") && e.message().contains("db.typed"),
+        "{e}"
+    );
     // Unknown column.
     let bad = RecordBatch::try_new(
-        Arc::new(ArrowSchema::new(vec![Field::new("zzz", ArrowType::Int32, false)])),
+        Arc::new(ArrowSchema::new(vec![Field::new(
+            "zzz",
+            ArrowType::Int32,
+            false,
+        )])),
         vec![Arc::new(Int32Array::from(vec![1]))],
     )
     .unwrap();
     let e = w.append_batch(&bad).await.unwrap_err();
     assert!(e.message().contains("'zzz'"), "{e}");
     // Null in a NOT NULL column (rows API).
-    let e = w.append_rows(&[vec![Datum::Null, Datum::Null]]).await.unwrap_err();
+    let e = w
+        .append_rows(&[vec![Datum::Null, Datum::Null]])
+        .await
+        .unwrap_err();
     assert!(e.message().contains("'id'"), "{e}");
     // The writer still works after rejected writes.
     w.append_batch(&batch(0..3)).await.unwrap();
@@ -296,7 +374,12 @@ async fn non_idempotent_writer_works_too() {
     config.writer.acks = 1;
     let conn = Connection::connect(config).await.unwrap();
     let path = TablePath::new("db", "plain");
-    let table = create_table(&conn, &path, TableDescriptor::builder(log_schema()).build().unwrap()).await;
+    let table = create_table(
+        &conn,
+        &path,
+        TableDescriptor::builder(log_schema()).build().unwrap(),
+    )
+    .await;
     let w = table.new_append_writer().unwrap();
     w.append_batch(&batch(0..10)).await.unwrap();
     assert_eq!(total_rows(&fetch_all(&conn, &table, None).await), 10);
@@ -312,16 +395,24 @@ async fn bootstrap_failures_are_clear() {
     config.retries = 1;
     config.retry_backoff = std::time::Duration::from_millis(10);
     let e = Connection::connect(config).await.unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout), "{e}");
+    assert!(
+        matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout),
+        "{e}"
+    );
     assert!(e.message().contains(&format!("127.0.0.1:{port}")), "{e}");
 
-    let e = Connection::connect(test_config("no-port")).await.unwrap_err();
+    let e = Connection::connect(test_config("no-port"))
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
 
     // A dead entry before a live one: the list is tried in order.
     let server = start_server().await;
-    let conn = Connection::connect(test_config(&format!("127.0.0.1:{port},{}", server.bootstrap)))
-        .await
-        .unwrap();
+    let conn = Connection::connect(test_config(&format!(
+        "127.0.0.1:{port},{}",
+        server.bootstrap
+    )))
+    .await
+    .unwrap();
     conn.admin().list_databases().await.unwrap();
 }

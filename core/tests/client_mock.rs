@@ -12,7 +12,9 @@ use riverlet::client::{ClientConfig, Connection, OffsetSpec};
 use riverlet::metadata::{error_codes, DataType, Schema, TableDescriptor, TablePath};
 use riverlet::proto::*;
 use riverlet::record::log_batch::LogBatchIter;
-use riverlet::rpc::frame::{decode_request_header, encode_error_response, encode_success_response_message, read_frame};
+use riverlet::rpc::frame::{
+    decode_request_header, encode_error_response, encode_success_response_message, read_frame,
+};
 use riverlet::rpc::NegotiatedVersions;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
@@ -63,7 +65,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     table_path: p.clone(),
                     table_id: TABLE_ID,
                     schema_id: 1,
-                    table_json: st.descriptor_json.clone().into(),
+                    table_json: st.descriptor_json.clone(),
                     bucket_metadata: (0..st.buckets)
                         .map(|b| PbBucketMetadata {
                             bucket_id: b,
@@ -93,7 +95,10 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                 return encode_error_response(
                     request_id,
                     error_codes::TABLE_NOT_EXIST,
-                    &format!("Table '{}.{}' does not exist.", req.table_path.database_name, req.table_path.table_name),
+                    &format!(
+                        "Table '{}.{}' does not exist.",
+                        req.table_path.database_name, req.table_path.table_name
+                    ),
                 );
             }
             encode_success_response_message(
@@ -101,7 +106,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                 &GetTableInfoResponse {
                     table_id: TABLE_ID,
                     schema_id: 1,
-                    table_json: st.descriptor_json.clone().into(),
+                    table_json: st.descriptor_json.clone(),
                     created_time: 1,
                     modified_time: 1,
                     remote_data_dir: None,
@@ -110,14 +115,25 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
         }
         1026 => {
             st.init_writer_requests += 1;
-            encode_success_response_message(request_id, &InitWriterResponse { writer_id: WRITER_ID })
+            encode_success_response_message(
+                request_id,
+                &InitWriterResponse {
+                    writer_id: WRITER_ID,
+                },
+            )
         }
         1014 => {
             let req = ProduceLogRequest::decode(body).unwrap();
             assert_eq!(req.table_id, TABLE_ID);
             let mut resp = ProduceLogResponse::default();
             for b in req.buckets_req {
-                if let Some(code) = st.inject.get_mut(&b.bucket_id).and_then(|v| if v.is_empty() { None } else { Some(v.remove(0)) }) {
+                if let Some(code) = st.inject.get_mut(&b.bucket_id).and_then(|v| {
+                    if v.is_empty() {
+                        None
+                    } else {
+                        Some(v.remove(0))
+                    }
+                }) {
                     resp.buckets_resp.push(PbProduceLogRespForBucket {
                         partition_id: b.partition_id,
                         bucket_id: b.bucket_id,
@@ -133,7 +149,12 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     let batch = batch.unwrap();
                     assert!(batch.is_valid());
                     assert_eq!(batch.magic(), 0);
-                    st.batches.push((b.bucket_id, batch.writer_id(), batch.batch_sequence(), batch.record_count()));
+                    st.batches.push((
+                        b.bucket_id,
+                        batch.writer_id(),
+                        batch.batch_sequence(),
+                        batch.record_count(),
+                    ));
                     count += batch.record_count() as i64;
                 }
                 st.log_end.insert(b.bucket_id, end + count);
@@ -156,12 +177,20 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     bucket_id: *b,
                     error_code: None,
                     error_message: None,
-                    offset: Some(if req.offset_type == 1 { *st.log_end.get(b).unwrap_or(&0) } else { 0 }),
+                    offset: Some(if req.offset_type == 1 {
+                        *st.log_end.get(b).unwrap_or(&0)
+                    } else {
+                        0
+                    }),
                 })
                 .collect();
             encode_success_response_message(request_id, &ListOffsetsResponse { buckets_resp })
         }
-        other => encode_error_response(request_id, error_codes::UNSUPPORTED_VERSION, &format!("mock does not serve {other}")),
+        other => encode_error_response(
+            request_id,
+            error_codes::UNSUPPORTED_VERSION,
+            &format!("mock does not serve {other}"),
+        ),
     }
 }
 
@@ -187,7 +216,9 @@ async fn start_mock(buckets: i32) -> (Shared, String) {
     let st = state.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
             let st = st.clone();
             tokio::spawn(async move {
                 let (mut r, mut w) = stream.into_split();
@@ -242,14 +273,19 @@ async fn idempotent_sequences_and_linger_batching() {
         w.append_batch(&batch(2));
         w.flush().await.unwrap();
     }
-    let st = state.lock().unwrap();
-    assert_eq!(st.init_writer_requests, 1);
-    assert_eq!(st.batches[0], (0, WRITER_ID, 0, 15));
-    let seqs: Vec<i32> = st.batches.iter().map(|b| b.2).collect();
-    assert_eq!(seqs, vec![0, 1, 2, 3]);
-    assert!(st.batches.iter().all(|b| b.1 == WRITER_ID));
-    drop(st);
-    let latest = conn.admin().list_offsets(&TablePath::new("db", "t"), None, &[], OffsetSpec::Latest).await.unwrap();
+    {
+        let st = state.lock().unwrap();
+        assert_eq!(st.init_writer_requests, 1);
+        assert_eq!(st.batches[0], (0, WRITER_ID, 0, 15));
+        let seqs: Vec<i32> = st.batches.iter().map(|b| b.2).collect();
+        assert_eq!(seqs, vec![0, 1, 2, 3]);
+        assert!(st.batches.iter().all(|b| b.1 == WRITER_ID));
+    }
+    let latest = conn
+        .admin()
+        .list_offsets(&TablePath::new("db", "t"), None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap();
     assert_eq!(latest[&0], 21);
 }
 
@@ -264,14 +300,29 @@ async fn not_leader_is_retried_with_the_same_sequence_after_a_refresh() {
     w.append_batch(&batch(1)).await.unwrap();
     w.append_batch(&batch(1)).await.unwrap();
     let before = state.lock().unwrap().metadata_requests;
-    state.lock().unwrap().inject.insert(0, vec![error_codes::NOT_LEADER_OR_FOLLOWER, error_codes::NOT_LEADER_OR_FOLLOWER]);
-    state.lock().unwrap().inject.insert(1, vec![error_codes::NOT_LEADER_OR_FOLLOWER]);
+    state.lock().unwrap().inject.insert(
+        0,
+        vec![
+            error_codes::NOT_LEADER_OR_FOLLOWER,
+            error_codes::NOT_LEADER_OR_FOLLOWER,
+        ],
+    );
+    state
+        .lock()
+        .unwrap()
+        .inject
+        .insert(1, vec![error_codes::NOT_LEADER_OR_FOLLOWER]);
     w.append_batch(&batch(4)).await.unwrap();
     w.append_batch(&batch(4)).await.unwrap();
     let st = state.lock().unwrap();
     assert!(st.metadata_requests > before, "leaders were refreshed");
     for bucket in 0..2 {
-        let seqs: Vec<i32> = st.batches.iter().filter(|b| b.0 == bucket).map(|b| b.2).collect();
+        let seqs: Vec<i32> = st
+            .batches
+            .iter()
+            .filter(|b| b.0 == bucket)
+            .map(|b| b.2)
+            .collect();
         assert_eq!(seqs, vec![0, 1], "bucket {bucket}: {:?}", st.batches);
     }
 }
@@ -282,19 +333,29 @@ async fn server_errors_reach_the_caller_with_their_code() {
     let conn = Connection::connect(config(&bootstrap)).await.unwrap();
     let table = conn.table(&TablePath::new("db", "t")).await.unwrap();
     let w = table.new_append_writer().unwrap();
-    state.lock().unwrap().inject.insert(0, vec![error_codes::RECORD_TOO_LARGE_EXCEPTION]);
+    state
+        .lock()
+        .unwrap()
+        .inject
+        .insert(0, vec![error_codes::RECORD_TOO_LARGE_EXCEPTION]);
     let e = w.append_batch(&batch(2)).await.unwrap_err();
-    assert_eq!(e.fluss_code(), Some(error_codes::RECORD_TOO_LARGE_EXCEPTION));
+    assert_eq!(
+        e.fluss_code(),
+        Some(error_codes::RECORD_TOO_LARGE_EXCEPTION)
+    );
     assert!(e.message().contains("db.t"), "{e}");
     // flush reports it once, then the writer goes on (sequence not consumed by the failure).
     assert!(w.flush().await.is_err());
     w.append_batch(&batch(2)).await.unwrap();
     w.flush().await.unwrap();
-    let st = state.lock().unwrap();
-    assert_eq!(st.batches.iter().map(|b| b.2).collect::<Vec<_>>(), vec![0]);
+    let seqs: Vec<i32> = state.lock().unwrap().batches.iter().map(|b| b.2).collect();
+    assert_eq!(seqs, vec![0]);
 
     // Unknown table names the table.
-    let e = conn.table(&TablePath::new("db", "missing")).await.unwrap_err();
+    let e = conn
+        .table(&TablePath::new("db", "missing"))
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), riverlet::ErrorKind::NotFound);
     assert!(e.message().contains("db.missing"), "{e}");
 }

@@ -27,7 +27,9 @@ use crate::write::{self, WriteFuture};
 use crate::Result;
 
 pub use reader::{AsyncBatchSource, BatchReader};
-pub use runtime::{block_on, block_on_interruptible, configure_runtime, runtime_handle, shutdown_runtime};
+pub use runtime::{
+    block_on, block_on_interruptible, configure_runtime, runtime_handle, shutdown_runtime,
+};
 
 /// Flattens `block_on` of a fallible future.
 fn run<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
@@ -103,8 +105,15 @@ impl Admin {
         run(self.inner.create_database(name, ignore_if_exists))
     }
     /// Drops a database.
-    pub fn drop_database(&self, name: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()> {
-        run(self.inner.drop_database(name, ignore_if_not_exists, cascade))
+    pub fn drop_database(
+        &self,
+        name: &str,
+        ignore_if_not_exists: bool,
+        cascade: bool,
+    ) -> Result<()> {
+        run(self
+            .inner
+            .drop_database(name, ignore_if_not_exists, cascade))
     }
     /// Lists databases.
     pub fn list_databases(&self) -> Result<Vec<String>> {
@@ -115,7 +124,12 @@ impl Admin {
         run(self.inner.database_exists(name))
     }
     /// Creates a table.
-    pub fn create_table(&self, path: &TablePath, descriptor: &TableDescriptor, ignore_if_exists: bool) -> Result<()> {
+    pub fn create_table(
+        &self,
+        path: &TablePath,
+        descriptor: &TableDescriptor,
+        ignore_if_exists: bool,
+    ) -> Result<()> {
         run(self.inner.create_table(path, descriptor, ignore_if_exists))
     }
     /// Drops a table.
@@ -139,11 +153,21 @@ impl Admin {
         run(self.inner.list_partitions(path))
     }
     /// Creates a partition.
-    pub fn create_partition(&self, path: &TablePath, spec: &PartitionSpec, ignore_if_exists: bool) -> Result<()> {
+    pub fn create_partition(
+        &self,
+        path: &TablePath,
+        spec: &PartitionSpec,
+        ignore_if_exists: bool,
+    ) -> Result<()> {
         run(self.inner.create_partition(path, spec, ignore_if_exists))
     }
     /// Drops a partition.
-    pub fn drop_partition(&self, path: &TablePath, spec: &PartitionSpec, ignore_if_not_exists: bool) -> Result<()> {
+    pub fn drop_partition(
+        &self,
+        path: &TablePath,
+        spec: &PartitionSpec,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
         run(self.inner.drop_partition(path, spec, ignore_if_not_exists))
     }
     /// Offsets per bucket (all buckets when `buckets` is empty).
@@ -194,9 +218,12 @@ impl Table {
     /// An upsert writer (primary-key tables), optionally for a partial update of some columns.
     pub fn new_upsert_writer(&self, partial_columns: Option<&[&str]>) -> Result<UpsertWriter> {
         let t = self.inner.clone();
-        let cols: Option<Vec<String>> = partial_columns.map(|c| c.iter().map(|s| s.to_string()).collect());
+        let cols: Option<Vec<String>> =
+            partial_columns.map(|c| c.iter().map(|s| s.to_string()).collect());
         let inner = run(async move {
-            let refs: Option<Vec<&str>> = cols.as_ref().map(|c| c.iter().map(|s| s.as_str()).collect());
+            let refs: Option<Vec<&str>> = cols
+                .as_ref()
+                .map(|c| c.iter().map(|s| s.as_str()).collect());
             t.new_upsert_writer(refs.as_deref())
         })?;
         Ok(UpsertWriter { inner })

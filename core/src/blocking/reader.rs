@@ -15,7 +15,9 @@ pub trait AsyncBatchSource: Send {
     /// The schema of every batch.
     fn schema(&self) -> SchemaRef;
     /// The next batch, or `None` when the source is exhausted.
-    fn next_batch(&mut self) -> Pin<Box<dyn Future<Output = Option<Result<RecordBatch>>> + Send + '_>>;
+    fn next_batch(
+        &mut self,
+    ) -> Pin<Box<dyn Future<Output = Option<Result<RecordBatch>>> + Send + '_>>;
 }
 
 /// A blocking reader of record batches; implements [`arrow_array::RecordBatchReader`], so
@@ -28,7 +30,9 @@ pub struct BatchReader {
 
 impl std::fmt::Debug for BatchReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BatchReader").field("schema", &self.schema).finish()
+        f.debug_struct("BatchReader")
+            .field("schema", &self.schema)
+            .finish()
     }
 }
 
@@ -41,7 +45,9 @@ impl AsyncBatchSource for VecSource {
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
-    fn next_batch(&mut self) -> Pin<Box<dyn Future<Output = Option<Result<RecordBatch>>> + Send + '_>> {
+    fn next_batch(
+        &mut self,
+    ) -> Pin<Box<dyn Future<Output = Option<Result<RecordBatch>>> + Send + '_>> {
         let next = self.batches.next().map(Ok);
         Box::pin(async move { next })
     }
@@ -115,7 +121,8 @@ mod tests {
     #[test]
     fn reads_in_memory_batches() {
         let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, false)]));
-        let b = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int32Array::from(vec![1, 2]))]).unwrap();
+        let b = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int32Array::from(vec![1, 2]))])
+            .unwrap();
         let reader = BatchReader::from_batches(schema.clone(), vec![b.clone(), b]);
         assert_eq!(RecordBatchReader::schema(&reader), schema);
         let all: Vec<RecordBatch> = reader.map(|r| r.unwrap()).collect();

@@ -45,7 +45,10 @@ pub fn configure_runtime(threads: usize) -> Result<()> {
 pub fn runtime_handle() -> Result<Handle> {
     let mut st = state();
     if st.shut_down {
-        return Err(Error::new(ErrorKind::Closed, "the Riverlet runtime was shut down"));
+        return Err(Error::new(
+            ErrorKind::Closed,
+            "the Riverlet runtime was shut down",
+        ));
     }
     if let Some(rt) = &st.runtime {
         return Ok(rt.handle().clone());
@@ -56,7 +59,12 @@ pub fn runtime_handle() -> Result<Handle> {
         .thread_name("riverlet-worker")
         .enable_all()
         .build()
-        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the Riverlet runtime: {e}")))?;
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot start the Riverlet runtime: {e}"),
+            )
+        })?;
     let handle = rt.handle().clone();
     st.runtime = Some(Arc::new(rt));
     Ok(handle)

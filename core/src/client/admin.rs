@@ -79,7 +79,12 @@ impl Admin {
     }
 
     /// Drops a database; `cascade` drops its tables too.
-    pub async fn drop_database(&self, name: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()> {
+    pub async fn drop_database(
+        &self,
+        name: &str,
+        ignore_if_not_exists: bool,
+        cascade: bool,
+    ) -> Result<()> {
         let req = DropDatabaseRequest {
             database_name: name.to_string(),
             ignore_if_not_exists,
@@ -281,7 +286,11 @@ impl Admin {
             let mut retry: Vec<i32> = Vec::new();
             let mut last_err = failed;
             if last_err.is_some() {
-                retry.extend(pending.iter().filter(|b| !by_leader.values().any(|v| v.contains(b))));
+                retry.extend(
+                    pending
+                        .iter()
+                        .filter(|b| !by_leader.values().any(|v| v.contains(b))),
+                );
             }
             for (address, bs) in by_leader {
                 let req = ListOffsetsRequest {

@@ -60,7 +60,11 @@ pub(crate) fn table_info(
         created_time,
         modified_time,
     )
-    .map_err(|e| e.context(format!("table '{path}': bad descriptor JSON from the server")))
+    .map_err(|e| {
+        e.context(format!(
+            "table '{path}': bad descriptor JSON from the server"
+        ))
+    })
 }
 
 /// The Arrow compression of a table's log batches.

@@ -56,7 +56,11 @@ impl ClientConfig {
     }
 
     /// Sets SASL/PLAIN credentials.
-    pub fn with_sasl_plain(mut self, username: impl Into<String>, password: impl Into<String>) -> Self {
+    pub fn with_sasl_plain(
+        mut self,
+        username: impl Into<String>,
+        password: impl Into<String>,
+    ) -> Self {
         self.sasl = Some(SaslConfig {
             username: username.into(),
             password: password.into(),
@@ -75,9 +79,7 @@ impl ClientConfig {
             .map(|s| s.strip_prefix("FLUSS://").unwrap_or(s).to_string())
             .collect();
         if list.is_empty() {
-            crate::bail_invalid!(
-                "bootstrap_servers is empty; expected 'host:port[,host:port...]'"
-            );
+            crate::bail_invalid!("bootstrap_servers is empty; expected 'host:port[,host:port...]'");
         }
         for entry in &list {
             let port = entry.rsplit_once(':').map(|(_, p)| p);
@@ -117,7 +119,9 @@ impl ClientConfig {
         for (key, value) in props {
             let v = value.trim();
             let bad = |what: &str| {
-                Error::invalid(format!("invalid value '{value}' for '{key}': expected {what}"))
+                Error::invalid(format!(
+                    "invalid value '{value}' for '{key}': expected {what}"
+                ))
             };
             match key.as_str() {
                 "bootstrap.servers" => c.bootstrap_servers = v.to_string(),
@@ -274,7 +278,10 @@ mod tests {
         let mut p = BTreeMap::new();
         p.insert("bootstrap.servers".to_string(), "h:9123".to_string());
         p.insert("client.writer.batch-size".to_string(), "1mb".to_string());
-        p.insert("client.writer.bucket.no-key-assigner".to_string(), "ROUND_ROBIN".to_string());
+        p.insert(
+            "client.writer.bucket.no-key-assigner".to_string(),
+            "ROUND_ROBIN".to_string(),
+        );
         p.insert("client.security.protocol".to_string(), "SASL".to_string());
         p.insert("client.security.sasl.username".to_string(), "u".to_string());
         p.insert("client.security.sasl.password".to_string(), "p".to_string());

@@ -406,7 +406,12 @@ impl Connection {
                 .insert(pm.partition_name.clone(), pm.partition_id);
             st.partition_names
                 .insert(pm.partition_id, (pm.table_id, pm.partition_name.clone()));
-            put(&mut st, pm.table_id, Some(pm.partition_id), &pm.bucket_metadata);
+            put(
+                &mut st,
+                pm.table_id,
+                Some(pm.partition_id),
+                &pm.bucket_metadata,
+            );
         }
     }
 
@@ -419,7 +424,11 @@ impl Connection {
     }
 
     /// The table's info; with `refresh` it is fetched again even when cached.
-    pub async fn table_info_refresh(&self, path: &TablePath, refresh: bool) -> Result<Arc<TableInfo>> {
+    pub async fn table_info_refresh(
+        &self,
+        path: &TablePath,
+        refresh: bool,
+    ) -> Result<Arc<TableInfo>> {
         if !refresh {
             return self.table_info(path).await;
         }
@@ -526,7 +535,9 @@ impl Connection {
     /// Drops the cached bucket leaders of a table (and its partitions); the next
     /// [`Connection::leader`] call asks the cluster again.
     pub fn invalidate_table(&self, table_id: i64) {
-        lock(&self.inner.state).leaders.retain(|k, _| k.0 != table_id);
+        lock(&self.inner.state)
+            .leaders
+            .retain(|k, _| k.0 != table_id);
     }
 
     /// Asks the cluster for the bucket leaders of a table or of one of its partitions.
@@ -536,7 +547,9 @@ impl Connection {
         let Some(path) = path else {
             return Err(Error::from_fluss(
                 error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                format!("table id {table_id} is not known to this connection; open the table first"),
+                format!(
+                    "table id {table_id} is not known to this connection; open the table first"
+                ),
             ));
         };
         let mut req = MetadataRequest {
@@ -571,7 +584,11 @@ impl Connection {
         for round in 0..2 {
             {
                 let st = lock(&self.inner.state);
-                if let Some(node) = st.leaders.get(&key).and_then(|id| st.tablet_servers.get(id)) {
+                if let Some(node) = st
+                    .leaders
+                    .get(&key)
+                    .and_then(|id| st.tablet_servers.get(id))
+                {
                     return Ok(node.clone());
                 }
             }

@@ -32,8 +32,8 @@
 //!   `new_upsert_writer(Option<&[&str]>) -> Result<UpsertWriter>`. Readers (`scan()`,
 //!   `subscribe(..)`, `count()`, `new_lookuper()`) are `impl Table` blocks in `core::scan`.
 
-pub(crate) mod compat;
 mod admin;
+pub(crate) mod compat;
 mod config;
 mod connection;
 pub mod retry;

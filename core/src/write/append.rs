@@ -55,7 +55,12 @@ impl AppendWriter {
         }
         let compression = crate::client::compat::arrow_compression(d)?;
         let schema = d.schema.to_arrow();
-        let types: Vec<DataType> = d.schema.columns.iter().map(|c| c.data_type.clone()).collect();
+        let types: Vec<DataType> = d
+            .schema
+            .columns
+            .iter()
+            .map(|c| c.data_type.clone())
+            .collect();
         let mut bucket_key = Vec::new();
         for k in d.effective_bucket_keys() {
             bucket_key.push(d.schema.column_index(&k).ok_or_else(|| {
@@ -103,8 +108,12 @@ impl AppendWriter {
         let buckets = if self.bucket_key.is_empty() {
             None
         } else {
-            let keys = crate::row::key::encode_keys_from_batch(&batch, &self.bucket_key, &self.bucket_types)
-                .map_err(|e| crate::client::name_table(e, path))?;
+            let keys = crate::row::key::encode_keys_from_batch(
+                &batch,
+                &self.bucket_key,
+                &self.bucket_types,
+            )
+            .map_err(|e| crate::client::name_table(e, path))?;
             Some(keys.iter().map(|k| fluss_bucket(k, self.buckets)).collect())
         };
         pieces_from_batch(&batch, partitions, buckets, self.batch_size)

@@ -85,10 +85,7 @@ impl WriterConfig {
             );
         }
         if !matches!(self.acks, -1..=1) {
-            crate::bail_invalid!(
-                "writer acks must be -1 (all), 0 or 1, got {}",
-                self.acks
-            );
+            crate::bail_invalid!("writer acks must be -1 (all), 0 or 1, got {}", self.acks);
         }
         if self.idempotence && self.acks != -1 {
             crate::bail_invalid!(
@@ -126,8 +123,15 @@ mod tests {
             buffer_memory: 10,
             ..Default::default()
         };
-        assert!(c.validate().unwrap_err().message().contains("buffer_memory"));
-        assert_eq!(NoKeyAssigner::parse("round_robin").unwrap(), NoKeyAssigner::RoundRobin);
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .message()
+            .contains("buffer_memory"));
+        assert_eq!(
+            NoKeyAssigner::parse("round_robin").unwrap(),
+            NoKeyAssigner::RoundRobin
+        );
         assert!(NoKeyAssigner::parse("x").is_err());
     }
 }

@@ -177,7 +177,9 @@ impl WriterHandle {
     /// since the previous flush.
     pub(crate) async fn flush(&self) -> Result<()> {
         let (tx, rx) = oneshot::channel();
-        self.tx.send(Command::Flush(tx)).map_err(|_| closed_error())?;
+        self.tx
+            .send(Command::Flush(tx))
+            .map_err(|_| closed_error())?;
         rx.await.map_err(|_| closed_error())?
     }
 
@@ -492,7 +494,9 @@ impl WriterTask {
         let keys: Vec<QueueKey> = self
             .queues
             .iter()
-            .filter(|(_, q)| !q.in_flight && q.batches.front().is_some_and(|b| self.is_ready(b, now)))
+            .filter(|(_, q)| {
+                !q.in_flight && q.batches.front().is_some_and(|b| self.is_ready(b, now))
+            })
             .map(|(k, _)| *k)
             .collect();
         if keys.is_empty() {
@@ -508,7 +512,14 @@ impl WriterTask {
             } else {
                 q.next_seq
             };
-            let built = build_batch(&self.kind, schema_id, &self.table, &batch, self.writer_id, seq);
+            let built = build_batch(
+                &self.kind,
+                schema_id,
+                &self.table,
+                &batch,
+                self.writer_id,
+                seq,
+            );
             match built {
                 Ok(bytes) => {
                     q.in_flight = true;
@@ -532,7 +543,12 @@ impl WriterTask {
             table_id: self.table.info.table_id,
             kind: self.kind.clone(),
             acks: self.config.acks,
-            timeout_ms: self.conn.config().request_timeout.as_millis().min(i32::MAX as u128) as i32,
+            timeout_ms: self
+                .conn
+                .config()
+                .request_timeout
+                .as_millis()
+                .min(i32::MAX as u128) as i32,
             request_max_size: self.config.request_max_size,
             results: self.results_tx.clone(),
         };
@@ -561,7 +577,11 @@ impl WriterTask {
         match result {
             Ok(()) => {
                 if self.writer_id != NO_WRITER_ID {
-                    q.next_seq = if q.next_seq == i32::MAX { 0 } else { q.next_seq + 1 };
+                    q.next_seq = if q.next_seq == i32::MAX {
+                        0
+                    } else {
+                        q.next_seq + 1
+                    };
                 }
                 self.outstanding.remove(&batch.id);
                 self.release(batch.bytes);
@@ -591,7 +611,8 @@ impl WriterTask {
                 }
                 if retriable {
                     tracing::debug!(bucket = o.key.1, attempt = batch.attempts, error = %e, "retrying batch");
-                    batch.retry_at = Some(Instant::now() + self.conn.backoff().delay(batch.attempts));
+                    batch.retry_at =
+                        Some(Instant::now() + self.conn.backoff().delay(batch.attempts));
                     batch.attempts += 1;
                     q.batches.push_front(batch);
                 } else {
@@ -673,7 +694,9 @@ fn build_batch(
             }
             Ok(b.build(writer_id, seq))
         }
-        _ => Err(Error::internal("batch payload does not match the writer kind")),
+        _ => Err(Error::internal(
+            "batch payload does not match the writer kind",
+        )),
     }
 }
 
@@ -694,9 +717,15 @@ impl Sender {
         let mut groups: HashMap<String, Vec<(QueueKey, Vec<u8>, usize)>> = HashMap::new();
         for (key, bytes, n) in items {
             match self.conn.leader_node(self.table_id, key.0, key.1).await {
-                Ok(node) => groups.entry(node.address).or_default().push((key, bytes, n)),
+                Ok(node) => groups
+                    .entry(node.address)
+                    .or_default()
+                    .push((key, bytes, n)),
                 Err(e) => {
-                    let _ = self.results.send(Outcome { key, result: Err(e) });
+                    let _ = self.results.send(Outcome {
+                        key,
+                        result: Err(e),
+                    });
                 }
             }
         }
@@ -753,13 +782,14 @@ impl Sender {
         items: Vec<(QueueKey, Vec<u8>)>,
     ) -> Result<Vec<(QueueKey, Result<()>)>> {
         let server = self.conn.server(address).await?;
-        let per_bucket = |partition_id: Option<i64>, bucket_id: i32, code: Option<i32>, msg: Option<String>| {
-            let r = match code.filter(|c| *c != error_codes::NONE) {
-                None => Ok(()),
-                Some(c) => Err(Error::from_fluss(c, msg.unwrap_or_default())),
+        let per_bucket =
+            |partition_id: Option<i64>, bucket_id: i32, code: Option<i32>, msg: Option<String>| {
+                let r = match code.filter(|c| *c != error_codes::NONE) {
+                    None => Ok(()),
+                    Some(c) => Err(Error::from_fluss(c, msg.unwrap_or_default())),
+                };
+                ((partition_id, bucket_id), r)
             };
-            ((partition_id, bucket_id), r)
-        };
         match &self.kind {
             WriteKind::Log { .. } => {
                 let req = ProduceLogRequest {
@@ -768,11 +798,13 @@ impl Sender {
                     timeout_ms: self.timeout_ms,
                     buckets_req: items
                         .into_iter()
-                        .map(|((partition_id, bucket_id), records)| PbProduceLogReqForBucket {
-                            partition_id,
-                            bucket_id,
-                            records: records.into(),
-                        })
+                        .map(
+                            |((partition_id, bucket_id), records)| PbProduceLogReqForBucket {
+                                partition_id,
+                                bucket_id,
+                                records: records.into(),
+                            },
+                        )
                         .collect(),
                 };
                 let resp = server.request(&req).await?;

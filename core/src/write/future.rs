@@ -117,9 +117,10 @@ impl Future for WriteFuture {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
         match &mut self.state {
-            State::Ready(r) => Poll::Ready(r.take().unwrap_or_else(|| {
-                Err(Error::internal("WriteFuture polled after completion"))
-            })),
+            State::Ready(r) => Poll::Ready(
+                r.take()
+                    .unwrap_or_else(|| Err(Error::internal("WriteFuture polled after completion"))),
+            ),
             State::Pending(rx) => match Pin::new(rx).poll(cx) {
                 Poll::Pending => Poll::Pending,
                 Poll::Ready(Ok(r)) => Poll::Ready(r),

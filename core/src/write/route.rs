@@ -15,7 +15,10 @@ use crate::row::Datum;
 use crate::{Error, Result};
 
 fn string_like(t: &ArrowType) -> bool {
-    matches!(t, ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View)
+    matches!(
+        t,
+        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
+    )
 }
 
 fn binary_like(t: &ArrowType) -> bool {
@@ -75,9 +78,16 @@ pub(crate) fn conform_column(
 
 /// The batch with exactly the table's schema: columns matched by name (any order), types cast
 /// where lossless, nullability checked. Errors name the table and the column.
-pub(crate) fn conform_batch(path: &TablePath, target: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch> {
+pub(crate) fn conform_batch(
+    path: &TablePath,
+    target: &SchemaRef,
+    batch: &RecordBatch,
+) -> Result<RecordBatch> {
     if batch.schema().fields() == target.fields() {
-        return Ok(RecordBatch::try_new(target.clone(), batch.columns().to_vec())?);
+        return Ok(RecordBatch::try_new(
+            target.clone(),
+            batch.columns().to_vec(),
+        )?);
     }
     let src = batch.schema();
     let names = |s: &arrow_schema::Schema| {
@@ -118,7 +128,12 @@ pub(crate) fn conform_batch(path: &TablePath, target: &SchemaRef, batch: &Record
 }
 
 /// The partition value text of one cell (Fluss's PartitionUtils rules for the common types).
-fn arrow_partition_value(path: &TablePath, name: &str, array: &ArrayRef, row: usize) -> Result<String> {
+fn arrow_partition_value(
+    path: &TablePath,
+    name: &str,
+    array: &ArrayRef,
+    row: usize,
+) -> Result<String> {
     if array.is_null(row) {
         crate::bail_invalid!(
             "partition column '{name}' of table '{path}' is null in row {row}; partition values must not be null"
@@ -209,7 +224,11 @@ impl Partitioning {
     }
 
     /// The partition name and spec of one row given as values.
-    pub(crate) fn of_datums(&self, path: &TablePath, row: &[Datum]) -> Result<(String, PartitionSpec)> {
+    pub(crate) fn of_datums(
+        &self,
+        path: &TablePath,
+        row: &[Datum],
+    ) -> Result<(String, PartitionSpec)> {
         let mut pairs = Vec::with_capacity(self.keys.len());
         for (k, i) in self.keys.iter().zip(&self.indexes) {
             let d = row.get(*i).unwrap_or(&Datum::Null);
@@ -219,7 +238,11 @@ impl Partitioning {
     }
 
     /// The partition name and spec of each row of a batch with the table's schema.
-    pub(crate) fn of_batch(&self, path: &TablePath, batch: &RecordBatch) -> Result<Vec<(String, PartitionSpec)>> {
+    pub(crate) fn of_batch(
+        &self,
+        path: &TablePath,
+        batch: &RecordBatch,
+    ) -> Result<Vec<(String, PartitionSpec)>> {
         let mut out = Vec::with_capacity(batch.num_rows());
         // Rows usually come in runs of the same partition: reuse the previous spec when equal.
         let mut prev: Option<(Vec<String>, (String, PartitionSpec))> = None;
@@ -234,7 +257,13 @@ impl Partitioning {
                     continue;
                 }
             }
-            let named = to_named(self.keys.iter().cloned().zip(values.iter().cloned()).collect());
+            let named = to_named(
+                self.keys
+                    .iter()
+                    .cloned()
+                    .zip(values.iter().cloned())
+                    .collect(),
+            );
             out.push(named.clone());
             prev = Some((values, named));
         }
@@ -383,8 +412,14 @@ mod tests {
         )
         .unwrap();
         let e = conform_batch(&path(), &target, &bad).unwrap_err();
-        assert!(e.message().contains("'id'") && e.message().contains("db.t"), "{e}");
-        assert!(e.message().contains("Int32") && e.message().contains("Utf8"), "{e}");
+        assert!(
+            e.message().contains("'id'") && e.message().contains("db.t"),
+            "{e}"
+        );
+        assert!(
+            e.message().contains("Int32") && e.message().contains("Utf8"),
+            "{e}"
+        );
 
         // Missing column.
         let missing = RecordBatch::try_new(
@@ -405,7 +440,10 @@ mod tests {
         )
         .unwrap();
         let e = conform_batch(&path(), &target, &nulls).unwrap_err();
-        assert!(e.message().contains("NOT NULL") && e.message().contains("'id'"), "{e}");
+        assert!(
+            e.message().contains("NOT NULL") && e.message().contains("'id'"),
+            "{e}"
+        );
     }
 
     #[test]

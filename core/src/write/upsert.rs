@@ -148,7 +148,10 @@ impl UpsertWriter {
     /// Queues upserts of the rows of an Arrow batch (columns matched by name; for a
     /// partial update the batch needs the partial-update columns, others are ignored).
     pub fn upsert_batch(&self, batch: &RecordBatch) -> WriteFuture {
-        match self.batch_rows(batch, false).and_then(|rows| self.encode(&rows, false)) {
+        match self
+            .batch_rows(batch, false)
+            .and_then(|rows| self.encode(&rows, false))
+        {
             Ok(p) => self.handle.submit(p),
             Err(e) => WriteFuture::failed(e),
         }
@@ -157,7 +160,10 @@ impl UpsertWriter {
     /// Queues deletes of the keys in an Arrow batch (it needs the primary-key columns; other
     /// columns are ignored).
     pub fn delete_batch(&self, batch: &RecordBatch) -> WriteFuture {
-        match self.batch_rows(batch, true).and_then(|rows| self.encode(&rows, true)) {
+        match self
+            .batch_rows(batch, true)
+            .and_then(|rows| self.encode(&rows, true))
+        {
             Ok(p) => self.handle.submit(p),
             Err(e) => WriteFuture::failed(e),
         }
@@ -166,7 +172,10 @@ impl UpsertWriter {
     /// Queues upserts of rows given as values in table column order (for a partial update,
     /// values of the other columns are ignored).
     pub fn upsert_rows(&self, rows: &[Vec<Datum>]) -> WriteFuture {
-        match self.full_rows(rows, false).and_then(|rows| self.encode(&rows, false)) {
+        match self
+            .full_rows(rows, false)
+            .and_then(|rows| self.encode(&rows, false))
+        {
             Ok(p) => self.handle.submit(p),
             Err(e) => WriteFuture::failed(e),
         }
@@ -180,7 +189,10 @@ impl UpsertWriter {
     /// Queues deletes; each row is either a full row in table column order or just the primary
     /// key values in primary-key order.
     pub fn delete_rows(&self, rows: &[Vec<Datum>]) -> WriteFuture {
-        match self.full_rows(rows, true).and_then(|rows| self.encode(&rows, true)) {
+        match self
+            .full_rows(rows, true)
+            .and_then(|rows| self.encode(&rows, true))
+        {
             Ok(p) => self.handle.submit(p),
             Err(e) => WriteFuture::failed(e),
         }
@@ -272,7 +284,8 @@ impl UpsertWriter {
         let mut rows = vec![vec![Datum::Null; n]; batch.num_rows()];
         for (i, arr) in &mapping {
             for (r, row) in rows.iter_mut().enumerate() {
-                row[*i] = crate::row::arrow_rows::datum_from_array(arr.as_ref(), r, &self.types[*i])?;
+                row[*i] =
+                    crate::row::arrow_rows::datum_from_array(arr.as_ref(), r, &self.types[*i])?;
             }
         }
         Ok(rows)
@@ -311,7 +324,13 @@ impl UpsertWriter {
                         masked = row
                             .iter()
                             .enumerate()
-                            .map(|(i, v)| if t.contains(&i) { v.clone() } else { Datum::Null })
+                            .map(|(i, v)| {
+                                if t.contains(&i) {
+                                    v.clone()
+                                } else {
+                                    Datum::Null
+                                }
+                            })
                             .collect();
                         &masked
                     }

@@ -9,7 +9,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use riverlet::client::{ClientConfig, Connection, Table};
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
-use riverlet::proto::{FetchLogRequest, LookupRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable, PbLookupReqForBucket};
+use riverlet::proto::{
+    FetchLogRequest, LookupRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable,
+    PbLookupReqForBucket,
+};
 use riverlet::record::log_batch::LogBatchIter;
 use riverlet::row::Datum;
 
@@ -31,7 +34,7 @@ pub async fn start_server_with(f: impl FnOnce(&mut riverlet_server::ServerConfig
     let mut config = riverlet_server::ServerConfig::new(dir.path());
     config.port = 0;
     f(&mut config);
-    let server = riverlet_server::LocalServer::start(config).await.unwrap();
+    let server = riverlet_server::LocalServer::start(config).unwrap();
     let bootstrap = server.bootstrap_servers();
     TestServer {
         server,
@@ -51,11 +54,17 @@ pub fn test_config(bootstrap: &str) -> ClientConfig {
 }
 
 pub async fn connect(server: &TestServer) -> Connection {
-    Connection::connect(test_config(&server.bootstrap)).await.unwrap()
+    Connection::connect(test_config(&server.bootstrap))
+        .await
+        .unwrap()
 }
 
 /// Creates `db` (if needed) and a table, and opens it.
-pub async fn create_table(conn: &Connection, path: &TablePath, descriptor: TableDescriptor) -> Table {
+pub async fn create_table(
+    conn: &Connection,
+    path: &TablePath,
+    descriptor: TableDescriptor,
+) -> Table {
     let admin = conn.admin();
     admin.create_database(&path.database, true).await.unwrap();
     admin.create_table(path, &descriptor, false).await.unwrap();
@@ -72,7 +81,12 @@ pub fn log_schema() -> Schema {
 
 /// Every row of one bucket (or one bucket of a partition), read with raw FetchLog requests up to
 /// the high watermark.
-pub async fn fetch_bucket(conn: &Connection, table: &Table, partition_id: Option<i64>, bucket: i32) -> Vec<RecordBatch> {
+pub async fn fetch_bucket(
+    conn: &Connection,
+    table: &Table,
+    partition_id: Option<i64>,
+    bucket: i32,
+) -> Vec<RecordBatch> {
     let schema: SchemaRef = table.info().descriptor.schema.to_arrow();
     let mut out = Vec::new();
     let mut offset = 0i64;
@@ -102,7 +116,12 @@ pub async fn fetch_bucket(conn: &Connection, table: &Table, partition_id: Option
             .await
             .unwrap();
         let b = &resp.tables_resp[0].buckets_resp[0];
-        assert!(b.error_code.unwrap_or(0) == 0, "fetch error {:?} {:?}", b.error_code, b.error_message);
+        assert!(
+            b.error_code.unwrap_or(0) == 0,
+            "fetch error {:?} {:?}",
+            b.error_code,
+            b.error_message
+        );
         let hw = b.high_watermark.unwrap_or(0);
         let records = b.records.clone().unwrap_or_default();
         let mut progressed = false;
@@ -125,7 +144,11 @@ pub async fn fetch_bucket(conn: &Connection, table: &Table, partition_id: Option
 }
 
 /// All rows of every bucket of a non-partitioned log table, concatenated.
-pub async fn fetch_all(conn: &Connection, table: &Table, partition_id: Option<i64>) -> Vec<RecordBatch> {
+pub async fn fetch_all(
+    conn: &Connection,
+    table: &Table,
+    partition_id: Option<i64>,
+) -> Vec<RecordBatch> {
     let buckets = table.info().descriptor.bucket_count.unwrap_or(1);
     let mut out = Vec::new();
     for b in 0..buckets {
@@ -140,7 +163,12 @@ pub fn total_rows(batches: &[RecordBatch]) -> usize {
 
 /// Point lookup of a primary-key table by its key values (PK minus partition keys); returns the
 /// decoded row.
-pub async fn lookup(conn: &Connection, table: &Table, partition_id: Option<i64>, key: &[Datum]) -> Option<Vec<Datum>> {
+pub async fn lookup(
+    conn: &Connection,
+    table: &Table,
+    partition_id: Option<i64>,
+    key: &[Datum],
+) -> Option<Vec<Datum>> {
     let d = &table.info().descriptor;
     let pk = d.schema.primary_key.clone().unwrap();
     let key_cols: Vec<usize> = pk
@@ -148,7 +176,12 @@ pub async fn lookup(conn: &Connection, table: &Table, partition_id: Option<i64>,
         .filter(|k| !d.partition_keys.contains(k))
         .map(|k| d.schema.column_index(k).unwrap())
         .collect();
-    let types: Vec<DataType> = d.schema.columns.iter().map(|c| c.data_type.clone()).collect();
+    let types: Vec<DataType> = d
+        .schema
+        .columns
+        .iter()
+        .map(|c| c.data_type.clone())
+        .collect();
     let key_types: Vec<DataType> = key_cols.iter().map(|i| types[*i].clone()).collect();
     let key_bytes = riverlet::row::encode_key(&key_types, key).unwrap();
     let buckets = d.bucket_count.unwrap_or(1);
@@ -170,7 +203,11 @@ pub async fn lookup(conn: &Connection, table: &Table, partition_id: Option<i64>,
         .await
         .unwrap();
     let b = &resp.buckets_resp[0];
-    assert!(b.error_code.unwrap_or(0) == 0, "lookup error {:?}", b.error_message);
+    assert!(
+        b.error_code.unwrap_or(0) == 0,
+        "lookup error {:?}",
+        b.error_message
+    );
     let v = b.values.first()?.values.clone()?;
     let (_schema_id, row) = riverlet::row::decode_value(&v).unwrap();
     Some(riverlet::row::decode_compacted_row(&types, row).unwrap())
