@@ -244,3 +244,32 @@ async fn kv_typed_errors() {
     // Still usable.
     w.upsert_rows(&[row(1, Some("ok"), None)]).await.unwrap();
 }
+
+#[tokio::test]
+async fn sasl_plain_login() {
+    let server = start_server_with(|c| {
+        c.sasl_users = Some(
+            [("alice".to_string(), "secret".to_string())]
+                .into_iter()
+                .collect(),
+        );
+    })
+    .await;
+    let ok = riverlet::client::Connection::connect(
+        test_config(&server.bootstrap).with_sasl_plain("alice", "secret"),
+    )
+    .await
+    .unwrap();
+    ok.admin().create_database("sec", true).await.unwrap();
+
+    let mut bad = test_config(&server.bootstrap).with_sasl_plain("alice", "wrong");
+    bad.retries = 0;
+    let e = riverlet::client::Connection::connect(bad)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Authentication, "{e}");
+
+    let mut none = test_config(&server.bootstrap);
+    none.retries = 0;
+    assert!(riverlet::client::Connection::connect(none).await.is_err());
+}

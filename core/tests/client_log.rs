@@ -416,3 +416,106 @@ async fn bootstrap_failures_are_clear() {
     .unwrap();
     conn.admin().list_databases().await.unwrap();
 }
+
+#[tokio::test]
+async fn all_data_types_round_trip_append_to_read() {
+    use riverlet::metadata::DataField;
+    use riverlet::row::{TimestampLtz, TimestampNtz};
+    let server = start_server().await;
+    let conn = connect(&server).await;
+    let schema = Schema::builder()
+        .column("b", DataType::boolean())
+        .column("ti", DataType::tinyint())
+        .column("si", DataType::smallint())
+        .column("i", DataType::int().not_null())
+        .column("bi", DataType::bigint())
+        .column("f", DataType::float())
+        .column("d", DataType::double())
+        .column("dec_small", DataType::decimal(10, 2))
+        .column("dec_big", DataType::decimal(30, 5))
+        .column("c", DataType::char(3))
+        .column("s", DataType::string())
+        .column("bin", DataType::binary(4))
+        .column("bytes", DataType::bytes())
+        .column("date", DataType::date())
+        .column("time", DataType::time(3))
+        .column("ts3", DataType::timestamp(3))
+        .column("ts6", DataType::timestamp(6))
+        .column("ltz", DataType::timestamp_ltz(3))
+        .column("arr", DataType::array(DataType::int()))
+        .column(
+            "map",
+            DataType::map(DataType::string().not_null(), DataType::int()),
+        )
+        .column(
+            "row",
+            DataType::row(vec![
+                DataField::new("x", DataType::int()),
+                DataField::new("y", DataType::string()),
+            ]),
+        )
+        .build()
+        .unwrap();
+    let n = schema.columns.len();
+    let path = TablePath::new("db", "types");
+    let table = create_table(
+        &conn,
+        &path,
+        TableDescriptor::builder(schema).build().unwrap(),
+    )
+    .await;
+    let full = vec![
+        Datum::Boolean(true),
+        Datum::TinyInt(-8),
+        Datum::SmallInt(1234),
+        Datum::Int(42),
+        Datum::BigInt(-9_000_000_000),
+        Datum::Float(1.5),
+        Datum::Double(-2.25),
+        Datum::Decimal {
+            unscaled: 12345,
+            precision: 10,
+            scale: 2,
+        },
+        Datum::Decimal {
+            unscaled: -123_456_789_012_345_678_901_234i128,
+            precision: 30,
+            scale: 5,
+        },
+        Datum::String("abc".into()),
+        Datum::String("héllo".into()),
+        Datum::Binary(vec![1, 2, 3, 4]),
+        Datum::Binary(vec![9; 10]),
+        Datum::Date(19_723),
+        Datum::Time(3_600_123),
+        Datum::Timestamp(TimestampNtz::from_millis(1_700_000_000_123)),
+        Datum::Timestamp(TimestampNtz {
+            millis: 1_700_000_000_123,
+            nanos_of_milli: 456_000,
+        }),
+        Datum::TimestampLtz(TimestampLtz::from_millis(1_700_000_000_999)),
+        Datum::Array(vec![Datum::Int(1), Datum::Null, Datum::Int(3)]),
+        Datum::Map(vec![(Datum::String("k".into()), Datum::Int(7))]),
+        Datum::Row(vec![Datum::Int(5), Datum::String("r".into())]),
+    ];
+    let mut nulls = vec![Datum::Null; n];
+    nulls[3] = Datum::Int(43);
+    let rows = vec![full, nulls];
+    let w = table.new_append_writer().unwrap();
+    w.append_rows(&rows).await.unwrap();
+    let types: Vec<DataType> = table
+        .info()
+        .descriptor
+        .schema
+        .columns
+        .iter()
+        .map(|c| c.data_type.clone())
+        .collect();
+    let fetched = fetch_all(&conn, &table, None).await;
+    let mut got = Vec::new();
+    for b in &fetched {
+        assert_eq!(b.schema(), table.info().descriptor.schema.to_arrow());
+        got.extend(riverlet::row::record_batch_to_rows(b, &types).unwrap());
+    }
+    assert_eq!(got, rows);
+}
