@@ -85,12 +85,6 @@ pub(crate) struct WriterHandle {
     buffer_memory: usize,
 }
 
-impl Drop for WriterHandle {
-    fn drop(&mut self) {
-        // Dropping the last sender lets the task send what is queued and stop.
-    }
-}
-
 impl WriterHandle {
     /// Starts the writer task for `table` on the current tokio runtime.
     pub(crate) fn start(table: &Table, kind: WriteKind, config: WriterConfig) -> Result<Self> {
@@ -512,14 +506,7 @@ impl WriterTask {
             } else {
                 q.next_seq
             };
-            let built = build_batch(
-                &self.kind,
-                schema_id,
-                &self.table,
-                &batch,
-                self.writer_id,
-                seq,
-            );
+            let built = build_batch(&self.kind, schema_id, &batch, self.writer_id, seq);
             match built {
                 Ok(bytes) => {
                     q.in_flight = true;
@@ -668,7 +655,6 @@ async fn sleep_until(deadline: Option<Instant>) {
 fn build_batch(
     kind: &WriteKind,
     schema_id: i16,
-    table: &Table,
     batch: &Batch,
     writer_id: i64,
     seq: i32,
@@ -684,7 +670,6 @@ fn build_batch(
                     .ok_or_else(|| Error::internal("empty arrow batch"))?;
                 arrow_select::concat::concat_batches(&schema, parts)?
             };
-            let _ = table;
             build_arrow_log_batch(schema_id, &one, *compression, None, writer_id, seq)
         }
         (BatchPayload::Kv(entries), WriteKind::Kv { .. }) => {
