@@ -46,7 +46,10 @@ fn api_versions_request_frame_decodes() {
 fn produce_log_arrow_batch_from_pyfluss_decodes() {
     let bytes = golden("pyfluss_produce_log_request.bin");
     let (header, body) = decode_request_header(frame_without_length(&bytes)).unwrap();
-    assert_eq!((header.api_key, header.api_version, header.request_id), (1014, 0, 3));
+    assert_eq!(
+        (header.api_key, header.api_version, header.request_id),
+        (1014, 0, 3)
+    );
     let req = proto::ProduceLogRequest::decode(body).unwrap();
     assert_eq!(req.acks, -1);
     assert_eq!(req.table_id, 100);
@@ -81,10 +84,20 @@ fn produce_log_arrow_batch_from_pyfluss_decodes() {
     assert_eq!(rb.num_rows(), 3);
     let id = rb.column(0).as_any().downcast_ref::<Int32Array>().unwrap();
     let name = rb.column(1).as_any().downcast_ref::<StringArray>().unwrap();
-    let score = rb.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
+    let score = rb
+        .column(2)
+        .as_any()
+        .downcast_ref::<Float64Array>()
+        .unwrap();
     assert_eq!(id.values().to_vec(), vec![1, 2, 3]);
-    assert_eq!((name.value(0), name.value(1), name.is_null(2)), ("a", "b", true));
-    assert_eq!((score.value(0), score.value(1), score.is_null(2)), (1.5, 2.5, true));
+    assert_eq!(
+        (name.value(0), name.value(1), name.is_null(2)),
+        ("a", "b", true)
+    );
+    assert_eq!(
+        (score.value(0), score.value(1), score.is_null(2)),
+        (1.5, 2.5, true)
+    );
 }
 
 #[test]
@@ -124,7 +137,10 @@ fn put_kv_batches_from_pyfluss_decode() {
     let recs: Vec<_> = kv.records().map(|r| r.unwrap()).collect();
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].key, &[0x02]);
-    assert_eq!(recs[0].value, None, "a record without row bytes is a delete");
+    assert_eq!(
+        recs[0].value, None,
+        "a record without row bytes is a delete"
+    );
 
     let bytes = golden("pyfluss_put_kv_partial_update_request.bin");
     let (_, body) = decode_request_header(frame_without_length(&bytes)).unwrap();
