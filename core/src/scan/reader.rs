@@ -372,6 +372,16 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
     })
 }
 
+impl Plan {
+    fn fetch_columns(&self) -> FetchColumns<'_> {
+        FetchColumns {
+            cols: &self.fetch_cols,
+            projected: self.projected,
+            schema: &self.fetch_schema,
+        }
+    }
+}
+
 /// Applies the filter, then keeps the output columns.
 fn finish_batch(plan: &Plan, batch: RecordBatch) -> Result<RecordBatch> {
     let batch = match &plan.filter {
@@ -400,18 +410,27 @@ pub(crate) struct FetchedBatch {
     pub rows: RecordBatch,
 }
 
+/// Which columns a fetch asks for.
+pub(crate) struct FetchColumns<'a> {
+    /// Table column indexes, ascending.
+    pub cols: &'a [usize],
+    /// Whether they are fewer than the table's (projection pushdown).
+    pub projected: bool,
+    /// Their Arrow schema.
+    pub schema: &'a SchemaRef,
+}
+
 /// Fetches and decodes log batches of one bucket from `offset`, keeping rows below `end`.
-/// Returns the batches and the next offset to fetch.
+/// Returns the batches, the next offset to fetch and the bucket's high watermark.
 pub(crate) async fn fetch_once(
     table: &Table,
     b: &BucketRead,
     offset: i64,
     end: Option<i64>,
-    fetch_cols: &[usize],
-    projected: bool,
-    fetch_schema: &SchemaRef,
+    columns: &FetchColumns<'_>,
     max_wait_ms: Option<i32>,
 ) -> Result<(Vec<FetchedBatch>, i64, Option<i64>)> {
+    let (fetch_cols, projected, fetch_schema) = (columns.cols, columns.projected, columns.schema);
     let info = &table.info;
     let req = FetchLogRequest {
         follower_server_id: -1,
@@ -539,9 +558,7 @@ async fn read_log_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Res
             b,
             offset,
             Some(b.end),
-            &plan.fetch_cols,
-            plan.projected,
-            &plan.fetch_schema,
+            &plan.fetch_columns(),
             None,
         )
         .await?;
@@ -654,9 +671,7 @@ async fn fold_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Result<
             b,
             offset,
             Some(b.end),
-            &plan.fetch_cols,
-            plan.projected,
-            &plan.fetch_schema,
+            &plan.fetch_columns(),
             None,
         )
         .await?;

@@ -9,7 +9,7 @@ use arrow_schema::SchemaRef;
 
 use super::reader::{
     fetch_once, require_scan_kv, scan_kv_bucket_with_offset, select_partitions,
-    with_changelog_columns, BucketRead, FetchedBatch,
+    with_changelog_columns, BucketRead, FetchColumns, FetchedBatch,
 };
 use super::{resolve_projection, PartitionSelector};
 use crate::client::{OffsetSpec, Table};
@@ -230,9 +230,11 @@ impl Subscription {
                     &pos.read,
                     pos.offset,
                     None,
-                    &self.fetch_cols,
-                    self.projected,
-                    &self.fetch_schema,
+                    &FetchColumns {
+                        cols: &self.fetch_cols,
+                        projected: self.projected,
+                        schema: &self.fetch_schema,
+                    },
                     Some(0),
                 )
                 .await?;
