@@ -23,8 +23,14 @@ pub struct TestServer {
 
 /// Starts an embedded server on a free port in the current runtime.
 pub async fn start_server() -> TestServer {
+    start_server_with(|_| {}).await
+}
+
+/// Starts an embedded server, letting the test adjust its config.
+pub async fn start_server_with(f: impl FnOnce(&mut riverlet_server::ServerConfig)) -> TestServer {
     let dir = tempfile::tempdir().unwrap();
-    let config = riverlet_server::ServerConfig::new(dir.path()).with_port(0);
+    let mut config = riverlet_server::ServerConfig::new(dir.path()).with_port(0);
+    f(&mut config);
     let server = riverlet_server::AsyncServer::start(config).await.unwrap();
     let bootstrap = server.bootstrap_servers();
     TestServer {
