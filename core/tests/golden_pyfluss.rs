@@ -147,3 +147,42 @@ fn put_kv_batches_from_pyfluss_decode() {
     let req = proto::PutKvRequest::decode(body).unwrap();
     assert_eq!(req.target_columns, vec![0, 2]);
 }
+
+#[test]
+fn create_table_json_and_kv_rows_from_pyfluss_decode() {
+    use riverlet::metadata::TableDescriptor;
+    use riverlet::row::{decode_compacted_row, Datum};
+
+    let bytes = golden("pyfluss_create_table_pk_request.bin");
+    let (header, body) = decode_request_header(frame_without_length(&bytes)).unwrap();
+    assert_eq!(header.api_key, 1005);
+    let req = proto::CreateTableRequest::decode(body).unwrap();
+    let desc = TableDescriptor::from_json(&req.table_json).unwrap();
+    assert_eq!(desc.bucket_count, Some(1));
+    assert_eq!(desc.bucket_keys, vec!["id".to_string()]);
+    assert!(desc.has_primary_key());
+    let names: Vec<_> = desc
+        .schema
+        .columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["id", "name", "qty"]);
+    assert!(
+        !desc.schema.columns[0].data_type.nullable,
+        "PK column is NOT NULL"
+    );
+
+    // The upsert rows of the PutKv capture are CompactedRows of (id, name, qty).
+    let types = desc.schema.data_types();
+    let row = decode_compacted_row(&types, &[0x00, 0x01, 0x01, 0x78, 0x0a]).unwrap();
+    assert_eq!(
+        row,
+        vec![Datum::Int(1), Datum::String("x".into()), Datum::BigInt(10)]
+    );
+    let ours = riverlet::row::encode_compacted_row(&types, &row).unwrap();
+    assert_eq!(ours, [0x00, 0x01, 0x01, 0x78, 0x0a]);
+    // The partial update (id, qty=11) leaves name null in the bitset.
+    let partial = decode_compacted_row(&types, &[0x02, 0x01, 0x0b]).unwrap();
+    assert_eq!(partial, vec![Datum::Int(1), Datum::Null, Datum::BigInt(11)]);
+}
