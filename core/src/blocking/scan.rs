@@ -74,9 +74,12 @@ impl Table {
         partitions: Option<Vec<PartitionSelector>>,
     ) -> Result<Subscription> {
         let t = self.inner().clone();
-        let proj: Option<Vec<String>> = projection.map(|p| p.iter().map(|s| s.to_string()).collect());
+        let proj: Option<Vec<String>> =
+            projection.map(|p| p.iter().map(|s| s.to_string()).collect());
         let inner = run(async move {
-            let refs: Option<Vec<&str>> = proj.as_ref().map(|p| p.iter().map(String::as_str).collect());
+            let refs: Option<Vec<&str>> = proj
+                .as_ref()
+                .map(|p| p.iter().map(String::as_str).collect());
             t.subscribe_with(mode, refs.as_deref(), partitions).await
         })?;
         Ok(Subscription { inner })
@@ -92,7 +95,9 @@ pub struct ScanBuilder {
 
 impl ScanBuilder {
     fn map(self, f: impl FnOnce(scan::ScanBuilder) -> scan::ScanBuilder) -> ScanBuilder {
-        ScanBuilder { inner: f(self.inner) }
+        ScanBuilder {
+            inner: f(self.inner),
+        }
     }
     /// The async builder inside.
     pub fn inner(&self) -> &scan::ScanBuilder {
