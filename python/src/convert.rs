@@ -122,7 +122,7 @@ pub fn time_point(v: &Bound<'_, PyAny>, what: &str) -> PyResult<TimePoint> {
         return Ok(TimePoint::EpochMillis(v.extract::<i64>()?));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(TimePoint::Text(s.to_str()?.to_string()));
+        return Ok(TimePoint::Text(s.to_cow()?.into_owned()));
     }
     if v.is_instance(t.datetime.bind(py))? {
         let (wall, off) = datetime_parts(v)?;
@@ -145,10 +145,10 @@ pub fn time_point(v: &Bound<'_, PyAny>, what: &str) -> PyResult<TimePoint> {
 /// [`time_point`] accepts (resolved by the core in `tz`).
 pub fn startup_mode(v: &Bound<'_, PyAny>, tz: Option<&str>) -> PyResult<StartupMode> {
     if let Ok(s) = v.cast::<PyString>() {
-        let text = s.to_str()?;
+        let text = s.to_cow()?;
         let lower = text.trim().to_ascii_lowercase();
         if matches!(lower.as_str(), "full" | "earliest" | "latest") || lower.starts_with("timestamp:") {
-            return StartupMode::parse(text).map_err(to_py_err);
+            return StartupMode::parse(&text).map_err(to_py_err);
         }
     }
     let point = time_point(v, "start")?;
@@ -180,7 +180,7 @@ pub fn literal(v: &Bound<'_, PyAny>) -> PyResult<Literal> {
         return Ok(Literal::Float(f.value()));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(Literal::String(s.to_str()?.to_string()));
+        return Ok(Literal::String(s.to_cow()?.into_owned()));
     }
     if let Ok(b) = v.cast::<PyBytes>() {
         return Ok(Literal::Binary(b.as_bytes().to_vec()));
@@ -347,7 +347,7 @@ pub fn filter_expr(v: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
         return Ok(None);
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return parse_filter(s.to_str()?).map(Some).map_err(to_py_err);
+        return parse_filter(&s.to_cow()?).map(Some).map_err(to_py_err);
     }
     if is_term(v) {
         return predicate(v).map(Some);

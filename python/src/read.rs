@@ -37,12 +37,12 @@ pub struct ReadArgs<'py> {
 
 fn partition_selector(v: &Bound<'_, PyAny>) -> PyResult<PartitionSelector> {
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(PartitionSelector::Name(s.to_str()?.to_string()));
+        return Ok(PartitionSelector::Name(s.to_cow()?.into_owned()));
     }
     if let Ok(d) = v.cast::<PyDict>() {
         let mut entries = Vec::new();
         for (k, val) in d.iter() {
-            entries.push((k.extract::<String>()?, val.str()?.to_str()?.to_string()));
+            entries.push((k.extract::<String>()?, val.str()?.to_cow()?.into_owned()));
         }
         return Ok(PartitionSelector::Spec(PartitionSpec::new(entries)));
     }

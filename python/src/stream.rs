@@ -2,7 +2,6 @@
 //! stream interface (`__arrow_c_stream__`), so pyarrow, DuckDB and Polars read it zero-copy,
 //! and it can be iterated or collected from Python with Ctrl-C checked between batches.
 
-use std::ffi::CString;
 use std::sync::{Arc, Mutex};
 
 use arrow::ffi_stream::FFI_ArrowArrayStream;
@@ -163,9 +162,7 @@ impl PyBatchStream {
             schema: self.schema.clone(),
         };
         let stream = FFI_ArrowArrayStream::new(Box::new(exported));
-        let name = CString::new("arrow_array_stream")
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        PyCapsule::new(py, stream, Some(name))
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
