@@ -13,7 +13,7 @@ import pyarrow as pa
 from . import _riverlet
 from ._convert import is_tabular, key_rows, keys_batch, to_batches
 from ._progress import ProgressArg, progress_bar
-from .errors import InvalidArgumentError, UnsupportedError
+from .errors import InvalidArgumentError
 
 Filter = Union[str, tuple, Sequence[Any], None]
 Timestamp = Any  # int epoch ms | str | datetime.datetime | datetime.date | pandas.Timestamp
@@ -442,9 +442,9 @@ class Table:
     def _require_pk(self, what: str) -> list[str]:
         pk = self.primary_key
         if pk is None:
-            raise UnsupportedError(
-                f"{what} needs a primary-key table; '{self.name}' is a log table",
-                kind="unsupported",
+            raise InvalidArgumentError(
+                f"{what} needs a primary-key table; '{self.name}' has no primary key",
+                kind="invalid_argument",
             )
         return pk
 

@@ -65,6 +65,24 @@ def _rows_table(rows: Sequence[Any], schema: pa.Schema) -> pa.Table:
     )
 
 
+def _typed(table: pa.Table, target: pa.Schema) -> pa.Table:
+    """Casts the columns of ``table`` that ``target`` names to its types (checked casts: a value
+    that does not fit raises), for data whose types were inferred (polars)."""
+    for i, name in enumerate(table.column_names):
+        if name in target.names:
+            want = target.field(name).type
+            if table.schema.field(i).type != want:
+                try:
+                    col = table.column(i).cast(want, safe=True)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                    raise InvalidArgumentError(
+                        f"column '{name}' cannot be converted to {want}: {e}",
+                        kind="invalid_argument",
+                    ) from e
+                table = table.set_column(i, pa.field(name, want), col)
+    return table
+
+
 def to_batches(
     data: Any, schema: pa.Schema, columns: Optional[Sequence[str]] = None
 ) -> Iterator[pa.RecordBatch]:
@@ -91,7 +109,7 @@ def to_batches(
     elif is_polars(data):
         if hasattr(data, "collect") and not hasattr(data, "to_arrow"):
             data = data.collect()
-        yield from data.to_arrow().to_batches()
+        yield from _typed(data.to_arrow(), target).to_batches()
     elif hasattr(data, "__arrow_c_stream__"):
         yield from pa.RecordBatchReader.from_stream(data)
     elif hasattr(data, "__arrow_c_array__"):

@@ -58,8 +58,10 @@ def test_append_empty_and_bad(conn: riverlet.Connection, db: str) -> None:
         t.append([(1, 2)])
     with pytest.raises(riverlet.InvalidArgumentError):
         t.append({"nope": [1]})
-    with pytest.raises(riverlet.UnsupportedError):
+    with pytest.raises(riverlet.InvalidArgumentError):
         t.upsert(ROWS)
+    with pytest.raises(riverlet.InvalidArgumentError):
+        t.lookup(1)
 
 
 def test_read_projection_filter_limit(conn: riverlet.Connection, db: str) -> None:
