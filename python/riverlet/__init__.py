@@ -13,6 +13,7 @@
 Errors are :class:`RiverletError` subclasses (see :mod:`riverlet.errors`).
 """
 
+from . import errors
 from ._riverlet import __version__
 from ._api import (
     Connection,

@@ -27,17 +27,17 @@ impl PyLocalServer {
     /// Starts a server on `host:port` (port 0 picks a free one) storing its data in
     /// `data_dir`; `users` (name -> password) enables SASL/PLAIN authentication.
     #[new]
-    #[pyo3(signature = (data_dir, host = "127.0.0.1".to_string(), port = 0, users = None))]
+    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = 0, users = None))]
     fn new(
         py: Python<'_>,
         data_dir: PathBuf,
-        host: String,
+        host: &str,
         port: u16,
         users: Option<BTreeMap<String, String>>,
     ) -> PyResult<Self> {
         enter()?;
         let mut config = ServerConfig::new(data_dir.clone()).with_port(port);
-        config.host = host.clone();
+        config.host = host.to_string();
         for (user, password) in users.unwrap_or_default() {
             config = config.with_sasl_user(user, password);
         }
@@ -47,7 +47,7 @@ impl PyLocalServer {
         Ok(PyLocalServer {
             inner: Mutex::new(Some(server)),
             bootstrap,
-            host,
+            host: host.to_string(),
             port,
             data_dir,
         })
