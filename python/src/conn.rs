@@ -53,7 +53,9 @@ fn parse_path(name: &str) -> PyResult<TablePath> {
 pub fn connect(py: Python<'_>, properties: BTreeMap<String, String>) -> PyResult<PyConnection> {
     enter()?;
     let config = ClientConfig::from_properties(&properties).py_err()?;
-    let inner = py.detach(|| blocking::Connection::connect(config)).py_err()?;
+    let inner = py
+        .detach(|| blocking::Connection::connect(config))
+        .py_err()?;
     Ok(PyConnection {
         inner,
         live: Liveness::default(),
@@ -87,14 +89,22 @@ impl PyConnection {
     #[pyo3(signature = (name, if_not_exists = false))]
     fn create_database(&self, py: Python<'_>, name: String, if_not_exists: bool) -> PyResult<()> {
         let admin = self.admin()?;
-        py.detach(|| admin.create_database(&name, if_not_exists)).py_err()
+        py.detach(|| admin.create_database(&name, if_not_exists))
+            .py_err()
     }
 
     /// Drops a database (`cascade` drops its tables too).
     #[pyo3(signature = (name, if_exists = false, cascade = false))]
-    fn drop_database(&self, py: Python<'_>, name: String, if_exists: bool, cascade: bool) -> PyResult<()> {
+    fn drop_database(
+        &self,
+        py: Python<'_>,
+        name: String,
+        if_exists: bool,
+        cascade: bool,
+    ) -> PyResult<()> {
         let admin = self.admin()?;
-        py.detach(|| admin.drop_database(&name, if_exists, cascade)).py_err()
+        py.detach(|| admin.drop_database(&name, if_exists, cascade))
+            .py_err()
     }
 
     /// The names of all databases.
@@ -175,7 +185,11 @@ impl PyConnection {
     }
 
     /// The partitions of a table: dicts with `id`, `name` and `spec` (key -> value).
-    fn list_partitions<'py>(&self, py: Python<'py>, name: String) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    fn list_partitions<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let admin = self.admin()?;
         let path = parse_path(&name)?;
         let parts = py.detach(|| admin.list_partitions(&path)).py_err()?;
@@ -223,7 +237,8 @@ impl PyConnection {
         let admin = self.admin()?;
         let path = parse_path(&name)?;
         let spec = PartitionSpec::new(spec);
-        py.detach(|| admin.drop_partition(&path, &spec, if_exists)).py_err()
+        py.detach(|| admin.drop_partition(&path, &spec, if_exists))
+            .py_err()
     }
 
     /// Opens table `name` (`db.table`).
@@ -294,7 +309,9 @@ impl PyTable {
         if let Some(w) = g.get(&columns) {
             return Ok(w.clone());
         }
-        let refs: Option<Vec<&str>> = columns.as_ref().map(|c| c.iter().map(String::as_str).collect());
+        let refs: Option<Vec<&str>> = columns
+            .as_ref()
+            .map(|c| c.iter().map(String::as_str).collect());
         let w = Arc::new(self.inner.new_upsert_writer(refs.as_deref()).py_err()?);
         g.insert(columns, w.clone());
         Ok(w)
@@ -374,7 +391,12 @@ impl PyTable {
     /// Queues upserts of one Arrow batch (primary-key tables); `columns` makes it a partial
     /// update of those columns.
     #[pyo3(signature = (batch, columns = None))]
-    fn upsert(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>, columns: Option<Vec<String>>) -> PyResult<()> {
+    fn upsert(
+        &self,
+        py: Python<'_>,
+        batch: PyArrowType<RecordBatch>,
+        columns: Option<Vec<String>>,
+    ) -> PyResult<()> {
         self.ready()?;
         let w = self.upsert_writer(columns)?;
         py.detach(|| w.upsert(&batch.0).map(drop)).py_err()
@@ -392,7 +414,10 @@ impl PyTable {
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         self.ready()?;
         let append = lock(&self.append, "the append writer")?.clone();
-        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?.values().cloned().collect();
+        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?
+            .values()
+            .cloned()
+            .collect();
         py.detach(|| {
             if let Some(w) = append {
                 w.flush()?;
@@ -410,7 +435,10 @@ impl PyTable {
     fn close_writers(&self, py: Python<'_>) -> PyResult<()> {
         self.ready()?;
         let append = lock(&self.append, "the append writer")?.take();
-        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?.drain().map(|(_, w)| w).collect();
+        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?
+            .drain()
+            .map(|(_, w)| w)
+            .collect();
         py.detach(|| {
             let mut first = None;
             if let Some(w) = append {
@@ -473,12 +501,20 @@ impl PyTable {
     }
 
     /// Looks up the keys of a batch with the primary-key columns; the rows found.
-    fn lookup<'py>(&self, py: Python<'py>, keys: PyArrowType<RecordBatch>) -> PyResult<Bound<'py, PyAny>> {
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        keys: PyArrowType<RecordBatch>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         crate::read::lookup(py, self, keys, false)
     }
 
     /// Prefix lookups of a batch with the prefix columns; every row found.
-    fn prefix_lookup<'py>(&self, py: Python<'py>, prefixes: PyArrowType<RecordBatch>) -> PyResult<Bound<'py, PyAny>> {
+    fn prefix_lookup<'py>(
+        &self,
+        py: Python<'py>,
+        prefixes: PyArrowType<RecordBatch>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         crate::read::lookup(py, self, prefixes, true)
     }
 

@@ -45,7 +45,10 @@ fn describe(v: &Bound<'_, PyAny>) -> String {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".into());
-    let repr = v.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+    let repr = v
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "?".into());
     format!("{repr} (of type {ty})")
 }
 
@@ -59,7 +62,11 @@ fn to_u32(v: i64, what: &str) -> PyResult<u32> {
 
 /// A Python `date` as a chrono date.
 fn naive_date(v: &Bound<'_, PyAny>) -> PyResult<NaiveDate> {
-    let (y, m, d) = (get_i64(v, "year")?, get_i64(v, "month")?, get_i64(v, "day")?);
+    let (y, m, d) = (
+        get_i64(v, "year")?,
+        get_i64(v, "month")?,
+        get_i64(v, "day")?,
+    );
     i32::try_from(y)
         .ok()
         .and_then(|y| NaiveDate::from_ymd_opt(y, to_u32(m, "month").ok()?, to_u32(d, "day").ok()?))
@@ -78,10 +85,19 @@ fn sub_second_nanos(v: &Bound<'_, PyAny>) -> PyResult<u32> {
 
 /// The wall-clock part of a Python `time` / `datetime`.
 fn naive_time(v: &Bound<'_, PyAny>) -> PyResult<NaiveTime> {
-    let (h, m, s) = (get_i64(v, "hour")?, get_i64(v, "minute")?, get_i64(v, "second")?);
+    let (h, m, s) = (
+        get_i64(v, "hour")?,
+        get_i64(v, "minute")?,
+        get_i64(v, "second")?,
+    );
     let ns = sub_second_nanos(v)?;
-    NaiveTime::from_hms_nano_opt(to_u32(h, "hour")?, to_u32(m, "minute")?, to_u32(s, "second")?, ns)
-        .ok_or_else(|| invalid(format!("invalid time {}", describe(v))))
+    NaiveTime::from_hms_nano_opt(
+        to_u32(h, "hour")?,
+        to_u32(m, "minute")?,
+        to_u32(s, "second")?,
+        ns,
+    )
+    .ok_or_else(|| invalid(format!("invalid time {}", describe(v))))
 }
 
 /// The UTC offset of an aware `datetime`, None when it is naive.
@@ -102,7 +118,11 @@ fn datetime_parts(v: &Bound<'_, PyAny>) -> PyResult<(NaiveDateTime, Option<Fixed
     Ok((wall, utc_offset(v)?))
 }
 
-fn aware(wall: NaiveDateTime, off: FixedOffset, v: &Bound<'_, PyAny>) -> PyResult<chrono::DateTime<FixedOffset>> {
+fn aware(
+    wall: NaiveDateTime,
+    off: FixedOffset,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<chrono::DateTime<FixedOffset>> {
     off.from_local_datetime(&wall)
         .single()
         .ok_or_else(|| invalid(format!("datetime {} is out of range", describe(v))))
@@ -116,7 +136,10 @@ pub fn time_point(v: &Bound<'_, PyAny>, what: &str) -> PyResult<TimePoint> {
     let py = v.py();
     let t = types(py)?;
     if v.is_instance_of::<PyBool>() {
-        return Err(invalid(format!("Invalid value for '{what}': {} is not a timestamp", describe(v))));
+        return Err(invalid(format!(
+            "Invalid value for '{what}': {} is not a timestamp",
+            describe(v)
+        )));
     }
     if v.is_instance_of::<PyInt>() {
         return Ok(TimePoint::EpochMillis(v.extract::<i64>()?));
@@ -147,7 +170,9 @@ pub fn startup_mode(v: &Bound<'_, PyAny>, tz: Option<&str>) -> PyResult<StartupM
     if let Ok(s) = v.cast::<PyString>() {
         let text = s.to_cow()?;
         let lower = text.trim().to_ascii_lowercase();
-        if matches!(lower.as_str(), "full" | "earliest" | "latest") || lower.starts_with("timestamp:") {
+        if matches!(lower.as_str(), "full" | "earliest" | "latest")
+            || lower.starts_with("timestamp:")
+        {
             return StartupMode::parse(&text).map_err(to_py_err);
         }
     }
@@ -250,7 +275,10 @@ fn values(v: &Bound<'_, PyAny>, column: &str, op: &str) -> PyResult<Vec<Literal>
     }
     let mut out = Vec::new();
     for item in v.try_iter().map_err(|_| {
-        invalid(format!("filter ({column:?}, {op:?}, ...) needs a list of values, got {}", describe(v)))
+        invalid(format!(
+            "filter ({column:?}, {op:?}, ...) needs a list of values, got {}",
+            describe(v)
+        ))
     })? {
         out.push(literal(&item?)?);
     }
@@ -277,17 +305,27 @@ fn predicate(item: &Bound<'_, PyAny>) -> PyResult<Expr> {
             describe(item)
         )));
     }
-    let column: String = parts[0]
-        .extract()
-        .map_err(|_| invalid(format!("the column of filter term {} must be a str", describe(item))))?;
-    let op: String = parts[1]
-        .extract()
-        .map_err(|_| invalid(format!("the operator of filter term {} must be a str", describe(item))))?;
-    let op_norm = op.trim().to_ascii_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+    let column: String = parts[0].extract().map_err(|_| {
+        invalid(format!(
+            "the column of filter term {} must be a str",
+            describe(item)
+        ))
+    })?;
+    let op: String = parts[1].extract().map_err(|_| {
+        invalid(format!(
+            "the operator of filter term {} must be a str",
+            describe(item)
+        ))
+    })?;
+    let op_norm = op
+        .trim()
+        .to_ascii_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let value = parts.get(2);
-    let need_value = || {
-        value.ok_or_else(|| invalid(format!("filter ({column:?}, {op:?}) needs a value")))
-    };
+    let need_value =
+        || value.ok_or_else(|| invalid(format!("filter ({column:?}, {op:?}) needs a value")));
     Ok(match op_norm.as_str() {
         "=" | "==" => Expr::eq(column.as_str(), literal(need_value()?)?),
         "!=" | "<>" => Expr::not_eq(column.as_str(), literal(need_value()?)?),
@@ -301,7 +339,9 @@ fn predicate(item: &Bound<'_, PyAny>) -> PyResult<Expr> {
         "is not null" => Expr::is_not_null(column.as_str()),
         "like" | "not like" => {
             let pattern: String = need_value()?.extract().map_err(|_| {
-                invalid(format!("filter ({column:?}, {op:?}, ...) needs a str pattern"))
+                invalid(format!(
+                    "filter ({column:?}, {op:?}, ...) needs a str pattern"
+                ))
             })?;
             let e = Expr::like(column.as_str(), pattern);
             if op_norm == "like" {
@@ -323,7 +363,10 @@ fn predicate(item: &Bound<'_, PyAny>) -> PyResult<Expr> {
 fn is_term(v: &Bound<'_, PyAny>) -> bool {
     // A term is a tuple whose first element is a column name; a conjunction is a list of terms.
     match v.cast::<PyTuple>() {
-        Ok(t) => t.get_item(0).map(|c| c.is_instance_of::<PyString>()).unwrap_or(false),
+        Ok(t) => t
+            .get_item(0)
+            .map(|c| c.is_instance_of::<PyString>())
+            .unwrap_or(false),
         Err(_) => false,
     }
 }

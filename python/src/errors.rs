@@ -48,9 +48,8 @@ fn class_name(e: &Error) -> &'static str {
 }
 
 fn build(py: Python<'_>, class: &str, e: &Error) -> PyResult<PyErr> {
-    let module = ERRORS_MODULE.get_or_try_init(py, || {
-        py.import("riverlet.errors").map(Bound::unbind)
-    })?;
+    let module =
+        ERRORS_MODULE.get_or_try_init(py, || py.import("riverlet.errors").map(Bound::unbind))?;
     let cls = module.bind(py).getattr(class)?;
     let kwargs = PyDict::new(py);
     kwargs.set_item("kind", e.kind().as_str())?;
@@ -66,7 +65,9 @@ fn build(py: Python<'_>, class: &str, e: &Error) -> PyResult<PyErr> {
 pub fn to_py_err(e: Error) -> PyErr {
     Python::attach(|py| {
         build(py, class_name(&e), &e).unwrap_or_else(|import_failure| {
-            PyRuntimeError::new_err(format!("{e} (and riverlet.errors failed: {import_failure})"))
+            PyRuntimeError::new_err(format!(
+                "{e} (and riverlet.errors failed: {import_failure})"
+            ))
         })
     })
 }

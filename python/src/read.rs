@@ -113,13 +113,23 @@ pub fn scan(py: Python<'_>, table: &PyTable, args: ReadArgs<'_>) -> PyResult<PyB
     if let Some(n) = args.limit {
         b = b.limit(n);
     }
-    let start = args.start.as_ref().map(|s| time_point(s, "start")).transpose()?;
-    let end = args.end.as_ref().map(|e| time_point(e, "end")).transpose()?;
+    let start = args
+        .start
+        .as_ref()
+        .map(|s| time_point(s, "start"))
+        .transpose()?;
+    let end = args
+        .end
+        .as_ref()
+        .map(|e| time_point(e, "end"))
+        .transpose()?;
     b = b.between_options(start, end);
     if let Some(tz) = &args.tz {
         b = b.time_zone(tz);
     }
-    b = b.read_optimized(args.read_optimized).changelog(args.changelog);
+    b = b
+        .read_optimized(args.read_optimized)
+        .changelog(args.changelog);
     let stream = wait(py, b.execute())?;
     let reader = BatchReader::new(ScanSource(stream));
     Ok(PyBatchStream::new(reader, table.live.clone()))
@@ -164,11 +174,17 @@ pub fn subscribe(
     table.ready()?;
     let mode: StartupMode = startup_mode(start, tz.as_deref())?;
     let parts = partitions
-        .map(|p| p.iter().map(partition_selector).collect::<PyResult<Vec<_>>>())
+        .map(|p| {
+            p.iter()
+                .map(partition_selector)
+                .collect::<PyResult<Vec<_>>>()
+        })
         .transpose()?;
     let t = table.inner.inner().clone();
     let sub = wait(py, async move {
-        let refs: Option<Vec<&str>> = columns.as_ref().map(|c| c.iter().map(String::as_str).collect());
+        let refs: Option<Vec<&str>> = columns
+            .as_ref()
+            .map(|c| c.iter().map(String::as_str).collect());
         t.subscribe_with(mode, refs.as_deref(), parts).await
     })?;
     Ok(PySubscription {

@@ -41,7 +41,9 @@ impl PyLocalServer {
         for (user, password) in users.unwrap_or_default() {
             config = config.with_sasl_user(user, password);
         }
-        let server = py.detach(|| LocalServer::start(config)).map_err(to_py_err)?;
+        let server = py
+            .detach(|| LocalServer::start(config))
+            .map_err(to_py_err)?;
         let bootstrap = server.bootstrap_servers();
         let port = server.local_addr().port();
         Ok(PyLocalServer {

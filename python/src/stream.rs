@@ -131,7 +131,11 @@ impl PyBatchStream {
     /// Reads every remaining batch into a `pyarrow.Table`. `progress`, when given, is called
     /// with the row count of each batch. Ctrl-C stops the read between batches.
     #[pyo3(signature = (progress = None))]
-    fn read_all<'py>(&self, py: Python<'py>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    fn read_all<'py>(
+        &self,
+        py: Python<'py>,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let mut batches = Vec::new();
         while let Some(b) = self.next_rust(py)? {
             if let Some(cb) = &progress {
