@@ -9,7 +9,9 @@ import pytest
 
 import riverlet
 
-from .conftest import REPO
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 
 SEED = json.loads((REPO / "tests" / "scenarios" / "seed.json").read_text())
 TYPES = {"BIGINT": pa.int64(), "INT": pa.int32(), "STRING": pa.string()}
