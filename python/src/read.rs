@@ -2,17 +2,16 @@
 //! Arguments are converted here; planning, validation and semantics are the core's.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arrow::pyarrow::{PyArrowType, ToPyArrow};
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use riverlet::blocking::{self, BatchReader};
+use riverlet::blocking::scan::Subscription;
 use riverlet::metadata::PartitionSpec;
-use riverlet::scan::{PartitionSelector, StartupMode, Subscription};
-use riverlet::{Error, ErrorKind};
+use riverlet::scan::{PartitionSelector, StartupMode};
+use riverlet::Error;
 
 use crate::conn::{Liveness, PyTable};
 use crate::convert::{filter_expr, startup_mode, time_point};
@@ -53,50 +52,13 @@ fn partition_selector(v: &Bound<'_, PyAny>) -> PyResult<PartitionSelector> {
     ))))
 }
 
-/// Runs `fut` on Riverlet's runtime with the GIL released, giving up with `KeyboardInterrupt`
-/// (or whatever the signal handler raised) when Ctrl-C is pressed meanwhile.
-pub fn wait<T: Send>(
-    py: Python<'_>,
-    fut: impl std::future::Future<Output = riverlet::Result<T>> + Send,
-) -> PyResult<T> {
-    let mut interrupted: Option<PyErr> = None;
-    let slot = &mut interrupted;
-    let r = py.detach(move || {
-        blocking::block_on_interruptible(fut, SIGNAL_CHECK, || {
-            Python::attach(|py| py.check_signals()).map_err(|e| {
-                *slot = Some(e);
-                Error::new(ErrorKind::Closed, "interrupted")
-            })
-        })
-    });
-    if let Some(e) = interrupted {
-        return Err(e);
-    }
-    r.and_then(|inner| inner).py_err()
-}
-
-/// A core scan stream seen as the blocking facade's batch source.
-struct ScanSource(riverlet::scan::BatchStream);
-
-impl blocking::AsyncBatchSource for ScanSource {
-    fn schema(&self) -> SchemaRef {
-        self.0.schema()
-    }
-    fn next_batch(
-        &mut self,
-    ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = Option<riverlet::Result<RecordBatch>>> + Send + '_>,
-    > {
-        Box::pin(self.0.next())
-    }
-}
-
 /// Plans and starts a read of `table`.
 pub fn scan(py: Python<'_>, table: &PyTable, args: ReadArgs<'_>) -> PyResult<PyBatchStream> {
     table.ready()?;
-    let mut b = table.inner.inner().scan();
-    if let Some(cols) = args.columns {
-        b = b.project_names(cols);
+    let mut b = table.inner.scan();
+    if let Some(cols) = &args.columns {
+        let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        b = b.project(&refs);
     }
     if let Some(f) = &args.filter {
         if let Some(expr) = filter_expr(f)? {
@@ -130,16 +92,15 @@ pub fn scan(py: Python<'_>, table: &PyTable, args: ReadArgs<'_>) -> PyResult<PyB
     b = b
         .read_optimized(args.read_optimized)
         .changelog(args.changelog);
-    let stream = wait(py, b.execute())?;
-    let reader = BatchReader::new(ScanSource(stream));
+    let reader = py.detach(move || b.execute()).py_err()?;
     Ok(PyBatchStream::new(reader, table.live.clone()))
 }
 
 /// The number of rows of the table.
 pub fn count(py: Python<'_>, table: &PyTable) -> PyResult<u64> {
     table.ready()?;
-    let t = table.inner.inner().clone();
-    wait(py, async move { t.count().await })
+    let t = table.inner.clone();
+    py.detach(move || t.count()).py_err()
 }
 
 /// Point lookups of the keys in `keys`; the found rows as one batch.
@@ -150,15 +111,17 @@ pub fn lookup<'py>(
     prefix: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     table.ready()?;
-    let lk = table.inner.inner().new_lookuper().py_err()?;
+    let lk = table.inner.new_lookuper().py_err()?;
     let keys = keys.0;
-    let found = wait(py, async move {
-        if prefix {
-            lk.prefix_lookup(&keys).await
-        } else {
-            lk.lookup(&keys).await
-        }
-    })?;
+    let found = py
+        .detach(move || {
+            if prefix {
+                lk.prefix_lookup(&keys)
+            } else {
+                lk.lookup(&keys)
+            }
+        })
+        .py_err()?;
     found.to_pyarrow(py)
 }
 
@@ -180,13 +143,15 @@ pub fn subscribe(
                 .collect::<PyResult<Vec<_>>>()
         })
         .transpose()?;
-    let t = table.inner.inner().clone();
-    let sub = wait(py, async move {
-        let refs: Option<Vec<&str>> = columns
-            .as_ref()
-            .map(|c| c.iter().map(String::as_str).collect());
-        t.subscribe_with(mode, refs.as_deref(), parts).await
-    })?;
+    let t = table.inner.clone();
+    let sub = py
+        .detach(move || {
+            let refs: Option<Vec<&str>> = columns
+                .as_ref()
+                .map(|c| c.iter().map(String::as_str).collect());
+            t.subscribe_with(mode, refs.as_deref(), parts)
+        })
+        .py_err()?;
     Ok(PySubscription {
         inner: Arc::new(Mutex::new(Some(sub))),
         live: table.live.clone(),
@@ -228,7 +193,18 @@ impl PySubscription {
             ))
         })?;
         let sub = g.as_mut().ok_or_else(|| closed("the subscription"))?;
-        let changes = wait(py, sub.poll(timeout))?;
+        // Poll in short slices so Ctrl-C is noticed while waiting.
+        let deadline = Instant::now() + timeout;
+        let changes = loop {
+            let slice = deadline
+                .saturating_duration_since(Instant::now())
+                .min(SIGNAL_CHECK);
+            let changes = py.detach(|| sub.poll(slice)).py_err()?;
+            if !changes.is_empty() || Instant::now() >= deadline {
+                break changes;
+            }
+            py.check_signals()?;
+        };
         drop(g);
         let batches = changes
             .iter()
