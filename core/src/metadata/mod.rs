@@ -1,3 +1,16 @@
 //! Fluss metadata: data types and their Arrow mapping, schemas, table descriptors, paths, error codes.
 
+pub mod datatype;
 pub mod error_codes;
+pub mod schema;
+pub mod table;
+
+pub use datatype::{DataField, DataType, TypeKind};
+pub use schema::{
+    from_arrow_field, from_arrow_type, to_arrow_field, to_arrow_type, AggFunction, Column, Schema,
+    SchemaBuilder,
+};
+pub use table::{
+    parse_duration_ms, ArrowCompressionType, DeleteBehavior, KvFormat, LogFormat, MergeEngine,
+    PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TablePath,
+};
