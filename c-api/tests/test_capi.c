@@ -33,18 +33,19 @@ static const char *msg(void) {
     }                                                                           \
   } while (0)
 
-#define EXPECT(call, expected)                                                          \
-  do {                                                                                  \
-    RiverletStatus st_ = (call);                                                        \
-    if (st_ == (expected)) {                                                            \
-      passed++;                                                                         \
-    } else {                                                                            \
-      failed++;                                                                         \
-      fprintf(stderr, "%s:%d: %s returned %s, expected %s: %s\n", __FILE__, __LINE__,   \
-              #call, riverlet_status_name((int32_t)st_),                                \
-              riverlet_status_name((int32_t)(expected)), msg());                        \
-    }                                                                                   \
-  } while (0)
+static bool expect_at(RiverletStatus got, RiverletStatus want, const char *expr, int line) {
+  if (got == want) {
+    passed++;
+    return true;
+  }
+  failed++;
+  fprintf(stderr, "%s:%d: %s returned %s, expected %s: %s\n", __FILE__, line, expr,
+          riverlet_status_name((int32_t)got), riverlet_status_name((int32_t)want), msg());
+  return false;
+}
+
+/* Checks the status of a call; true when it is the expected one. */
+#define EXPECT(call, expected) expect_at((call), (expected), #call, __LINE__)
 
 #define OK(call) EXPECT(call, RIVERLET_STATUS_OK)
 
@@ -149,7 +150,6 @@ static void test_null_arguments(void) {
   RiverletConnection *conn = NULL;
   RiverletTable *table = NULL;
   RiverletWriter *writer = NULL;
-  RiverletLocalServer *server = NULL;
   const char *text = NULL;
   bool flag = false;
 
@@ -305,10 +305,8 @@ static void test_admin(RiverletConnection *conn) {
   CHECK(flag);
   OK(riverlet_database_exists(conn, "no_such_db", &flag));
   CHECK(!flag);
-  EXPECT(riverlet_create_database(conn, "bad name!", false), RIVERLET_STATUS_INVALID_ARGUMENT);
 
-  OK(riverlet_list_databases(conn, &stream));
-  {
+  if (OK(riverlet_list_databases(conn, &stream))) {
     char *text = stream_text(&stream);
     CHECK(strstr(text, "database_name='capi'") != NULL);
     free(text);
@@ -352,7 +350,7 @@ static void test_admin(RiverletConnection *conn) {
     au_schema_set(&dur, 0, "id", "l", false);
     au_schema_set(&dur, 1, "d", "tDs", true); /* duration: no Fluss type */
     EXPECT(riverlet_create_table(conn, "capi", "bad3", &dur, NULL, false),
-           RIVERLET_STATUS_INVALID_ARGUMENT);
+           RIVERLET_STATUS_UNSUPPORTED);
     MSG_HAS("'d'");
     dur.release(&dur);
   }
@@ -384,8 +382,7 @@ static void test_admin(RiverletConnection *conn) {
   EXPECT(riverlet_drop_table(conn, "capi", "no_such_table", false), RIVERLET_STATUS_NOT_FOUND);
   OK(riverlet_drop_table(conn, "capi", "no_such_table", true));
 
-  OK(riverlet_list_tables(conn, "capi", &stream));
-  {
+  if (OK(riverlet_list_tables(conn, "capi", &stream))) {
     char *text = stream_text(&stream);
     CHECK(strcmp(text, "{table_name='events'}\n") == 0);
     free(text);
@@ -465,8 +462,7 @@ static void test_log_table(RiverletConnection *conn) {
   OK(riverlet_writer_free(writer));
 
   /* full read */
-  OK(riverlet_table_read(table, NULL, &stream));
-  {
+  if (OK(riverlet_table_read(table, NULL, &stream))) {
     char *text = stream_text(&stream);
     CHECK(strcmp(text,
                  "{id=1, name='bob', score=10}\n"
@@ -482,8 +478,7 @@ static void test_log_table(RiverletConnection *conn) {
   opts.columns = cols;
   opts.num_columns = 2;
   opts.filter = "score >= 20 AND name IS NOT NULL";
-  OK(riverlet_table_read(table, &opts, &stream));
-  {
+  if (OK(riverlet_table_read(table, &opts, &stream))) {
     char *text = stream_text(&stream);
     CHECK(strcmp(text,
                  "{name='cy', id=2}\n"
@@ -493,8 +488,7 @@ static void test_log_table(RiverletConnection *conn) {
   }
   memset(&opts, 0, sizeof opts);
   opts.limit = 2;
-  OK(riverlet_table_read(table, &opts, &stream));
-  CHECK(count_rows(&stream) == 2);
+  if (OK(riverlet_table_read(table, &opts, &stream))) CHECK(count_rows(&stream) == 2);
 
   /* bad reads fail before any stream is made */
   memset(&opts, 0, sizeof opts);
@@ -510,8 +504,7 @@ static void test_log_table(RiverletConnection *conn) {
   MSG_HAS("nope");
 
   /* time-range reads */
-  OK(riverlet_table_read_between_ms(table, NULL, t_mid, NULL, &stream));
-  {
+  if (OK(riverlet_table_read_between_ms(table, NULL, t_mid, NULL, &stream))) {
     char *text = stream_text(&stream);
     CHECK(strcmp(text,
                  "{id=4, name=null, score=40}\n"
@@ -519,20 +512,16 @@ static void test_log_table(RiverletConnection *conn) {
     free(text);
   }
   end_ms = t_mid;
-  OK(riverlet_table_read_between_ms(table, NULL, 0, &end_ms, &stream));
-  CHECK(count_rows(&stream) == 3);
+  if (OK(riverlet_table_read_between_ms(table, NULL, 0, &end_ms, &stream))) CHECK(count_rows(&stream) == 3);
   memset(&opts, 0, sizeof opts);
   opts.time_zone = "UTC";
-  OK(riverlet_table_read_between(table, &opts, "1970-01-01 00:00:00", NULL, &stream));
-  CHECK(count_rows(&stream) == 5);
+  if (OK(riverlet_table_read_between(table, &opts, "1970-01-01 00:00:00", NULL, &stream))) CHECK(count_rows(&stream) == 5);
   opts.time_zone = "+08:00";
-  OK(riverlet_table_read_between(table, &opts, "1970-01-01 08:00:00", NULL, &stream));
-  CHECK(count_rows(&stream) == 5);
+  if (OK(riverlet_table_read_between(table, &opts, "1970-01-01 08:00:00", NULL, &stream))) CHECK(count_rows(&stream) == 5);
   {
     char start[32];
     snprintf(start, sizeof start, "%" PRId64, t_mid);
-    OK(riverlet_table_read_between(table, NULL, start, NULL, &stream));
-    CHECK(count_rows(&stream) == 2);
+    if (OK(riverlet_table_read_between(table, NULL, start, NULL, &stream))) CHECK(count_rows(&stream) == 2);
   }
   /* bad timestamps and windows */
   EXPECT(riverlet_table_read_between(table, NULL, "yesterday-ish", NULL, &stream),
@@ -640,8 +629,7 @@ static void test_pk_table(RiverletConnection *conn) {
   }
   OK(riverlet_writer_flush(writer));
 
-  OK(riverlet_table_read(table, NULL, &stream));
-  {
+  if (OK(riverlet_table_read(table, NULL, &stream))) {
     char *text = stream_text(&stream);
     CHECK(strcmp(text,
                  "{k=1, v='one', n=100}\n"
@@ -655,15 +643,14 @@ static void test_pk_table(RiverletConnection *conn) {
     int32_t k[] = {2, 3, 1};
     au_array_init(&array, 3, 1);
     au_array_set_int32(&array, 0, k, NULL);
-    OK(riverlet_table_lookup(table, &array, &key_schema, &stream));
-    CHECK(array.release == NULL);
-    {
+    if (OK(riverlet_table_lookup(table, &array, &key_schema, &stream))) {
       char *text = stream_text(&stream);
       CHECK(strcmp(text,
                    "{k=1, v='one', n=100}\n"
                    "{k=2, v='two', n=222}\n") == 0);
       free(text);
     }
+    CHECK(array.release == NULL);
   }
   {
     struct ArrowSchema wrong;
@@ -706,7 +693,7 @@ static void test_closed_connection(void) {
   OK(riverlet_connect(g_bootstrap, NULL, NULL, 0, &conn));
   OK(riverlet_connection_get_table(conn, "capi", "events", &table));
   OK(riverlet_table_new_append_writer(table, &writer));
-  OK(riverlet_table_read(table, NULL, &open_stream));
+  bool have_stream = OK(riverlet_table_read(table, NULL, &open_stream));
   OK(riverlet_connection_free(conn));
 
   /* the table and writer outlive their connection's handle but report CLOSED */
@@ -724,16 +711,18 @@ static void test_closed_connection(void) {
     schema.release(&schema);
   }
   /* a stream opened before the connection closed either finishes or fails with a message */
-  rc = open_stream.get_next(&open_stream, &batch);
-  while (rc == 0 && batch.release != NULL) {
-    batch.release(&batch);
+  if (have_stream) {
     rc = open_stream.get_next(&open_stream, &batch);
+    while (rc == 0 && batch.release != NULL) {
+      batch.release(&batch);
+      rc = open_stream.get_next(&open_stream, &batch);
+    }
+    if (rc != 0) {
+      const char *e = open_stream.get_last_error(&open_stream);
+      CHECK(e != NULL && strstr(e, "riverlet ") == e);
+    }
+    open_stream.release(&open_stream);
   }
-  if (rc != 0) {
-    const char *e = open_stream.get_last_error(&open_stream);
-    CHECK(e != NULL && strstr(e, "riverlet ") == e);
-  }
-  open_stream.release(&open_stream);
   riverlet_writer_free(writer);
   OK(riverlet_table_free(table));
 }
@@ -767,7 +756,12 @@ static void test_stream_error(void) {
   for (bucket = 0; bucket < 8; bucket++) append_events(writer, bucket * 8, 8);
   OK(riverlet_writer_free(writer));
 
-  OK(riverlet_table_read(table, NULL, &stream));
+  if (!OK(riverlet_table_read(table, NULL, &stream))) {
+    riverlet_table_free(table);
+    riverlet_connection_free(conn);
+    riverlet_local_server_free(server);
+    return;
+  }
   OK(riverlet_local_server_stop(server));
   for (;;) {
     rc = stream.get_next(&stream, &batch);
