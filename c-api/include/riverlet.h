@@ -23,8 +23,10 @@
  *   its `release` to NULL, so the caller must not release it again;
  *   an output `struct ArrowSchema *` / `struct ArrowArrayStream *` points to memory the caller
  *   allocated; on success Riverlet fills it and the caller calls its `release` when done.
- *   Errors while reading a stream are returned by get_next (an errno value) and described by the
- *   stream's get_last_error(), prefixed with "riverlet <kind>: ".
+ *   Errors while reading a stream are returned by get_next as an errno value (EIO for network,
+ *   timeout and I/O errors, ENOSYS for unsupported operations, EINVAL otherwise) and described
+ *   by the stream's get_last_error(), whose text contains "riverlet <kind>: <message>" (kind as
+ *   in the status names, lower case, e.g. "riverlet network: ...").
  * - Strings are NUL-terminated UTF-8. Arrays of strings come with their length.
  */
 
@@ -99,12 +101,181 @@ struct ArrowArrayStream {
 #endif /* ARROW_C_STREAM_INTERFACE */
 
 
+// The outcome of a call. `RIVERLET_STATUS_OK` is 0; every other value is a failure, and
+// `riverlet_last_error_message()` then describes it.
+//
+// The values from 1 to 12 are one per kind of Riverlet error; the numbers are stable.
+typedef enum RiverletStatus {
+  // The call succeeded.
+  RIVERLET_STATUS_OK = 0,
+  // A database, table, partition, bucket or key that was named does not exist.
+  RIVERLET_STATUS_NOT_FOUND = 1,
+  // The thing being created exists already.
+  RIVERLET_STATUS_ALREADY_EXISTS = 2,
+  // An argument cannot be used (bad schema, bad timestamp, bad filter, bad option...).
+  RIVERLET_STATUS_INVALID_ARGUMENT = 3,
+  // The operation is valid but not supported (by this server, this table kind...).
+  RIVERLET_STATUS_UNSUPPORTED = 4,
+  // Authentication failed or is required.
+  RIVERLET_STATUS_AUTHENTICATION = 5,
+  // A network problem that may go away when retried.
+  RIVERLET_STATUS_NETWORK = 6,
+  // A deadline passed before the server answered.
+  RIVERLET_STATUS_TIMEOUT = 7,
+  // The server answered with a Fluss error code that has no better status
+  // (see `riverlet_last_error_fluss_code()`).
+  RIVERLET_STATUS_SERVER = 8,
+  // Bytes that do not decode (a torn frame, a bad CRC, a truncated record).
+  RIVERLET_STATUS_CORRUPT = 9,
+  // A handle was used after it was closed, stopped or freed.
+  RIVERLET_STATUS_CLOSED = 10,
+  // A local I/O failure (data directory, files).
+  RIVERLET_STATUS_IO = 11,
+  // A bug in Riverlet: an invariant that should hold did not.
+  RIVERLET_STATUS_INTERNAL = 12,
+  // A required pointer argument was NULL.
+  RIVERLET_STATUS_NULL_ARGUMENT = 100,
+  // Riverlet panicked inside the call; the panic was stopped at the C boundary.
+  RIVERLET_STATUS_PANIC = 101,
+} RiverletStatus;
+
+// A connection to a Fluss cluster or a Riverlet server (opaque handle).
+typedef struct RiverletConnection RiverletConnection;
+
+// An embedded Riverlet server running in this process (opaque handle).
+typedef struct RiverletLocalServer RiverletLocalServer;
+
+// An open table (opaque handle).
+typedef struct RiverletTable RiverletTable;
+
+// A writer of one table: an append writer (log tables) or an upsert writer (primary-key
+// tables, upserts and deletes) (opaque handle).
+typedef struct RiverletWriter RiverletWriter;
+
+// How a table is created; every field may be zero / NULL (a log table with the server's
+// defaults). String arrays come with their lengths; an array may be NULL when its length is 0.
+typedef struct RiverletTableOptions {
+  // Primary key columns (none: a log table).
+  const char *const *primary_key;
+  // Number of primary key columns.
+  size_t num_primary_key;
+  // Partition columns (none: not partitioned).
+  const char *const *partition_keys;
+  // Number of partition columns.
+  size_t num_partition_keys;
+  // Bucket key columns (none: the primary key minus the partition columns, or none for a log
+  // table).
+  const char *const *bucket_keys;
+  // Number of bucket key columns.
+  size_t num_bucket_keys;
+  // Number of buckets; 0 or less: the server's default.
+  int32_t bucket_count;
+  // Table property keys (e.g. "table.log.ttl"), parallel to `property_values`.
+  const char *const *property_keys;
+  // Table property values.
+  const char *const *property_values;
+  // Number of properties.
+  size_t num_properties;
+  // A comment, or NULL.
+  const char *comment;
+} RiverletTableOptions;
+
+// Options of a read; a zeroed struct (or a NULL pointer) reads every row and column.
+typedef struct RiverletReadOptions {
+  // Columns to read, in this order (projection); NULL / 0: all columns.
+  const char *const *columns;
+  // Number of `columns`.
+  size_t num_columns;
+  // A filter in Riverlet's filter text, e.g. "score >= 20 AND name LIKE 'a%'"; NULL: none.
+  const char *filter;
+  // Partitions to read, by Fluss partition name (values joined by '$', e.g. "2024-01-01$eu");
+  // NULL / 0: all partitions.
+  const char *const *partitions;
+  // Number of `partitions`.
+  size_t num_partitions;
+  // At most this many rows; 0 or less: no limit.
+  int64_t limit;
+  // Time zone of timestamp texts of time-range reads: an IANA name ("Asia/Shanghai"), "UTC",
+  // an offset ("+08:00") or "local"; NULL: the process's local zone (TZ, else the system's).
+  const char *time_zone;
+} RiverletReadOptions;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
 // The version of the Riverlet C library ("0.1.0"), a static string.
 const char *riverlet_version(void);
+
+// Connects to the servers in `bootstrap_servers` ("host:port[,host:port...]") and writes the
+// connection handle to `*out_connection`.
+//
+// Options are Fluss client option names with their values, as parallel arrays of `num_options`
+// strings (NULL when 0), e.g. "client.request-timeout" = "30 s",
+// "client.security.protocol" = "SASL" with "client.security.sasl.username" and
+// "client.security.sasl.password" for SASL/PLAIN, "client.writer.batch-timeout", ...
+// An unknown option is INVALID_ARGUMENT naming it.
+enum RiverletStatus riverlet_connect(const char *bootstrap_servers,
+                                     const char *const *option_keys,
+                                     const char *const *option_values,
+                                     size_t num_options,
+                                     struct RiverletConnection **out_connection);
+
+// Closes the connection and frees the handle. Tables and writers opened from it then return
+// CLOSED. NULL is accepted (OK); freeing a handle twice returns CLOSED.
+enum RiverletStatus riverlet_connection_free(struct RiverletConnection *connection);
+
+// Creates a database; ALREADY_EXISTS when it exists unless `ignore_if_exists`.
+enum RiverletStatus riverlet_create_database(const struct RiverletConnection *connection,
+                                             const char *database,
+                                             bool ignore_if_exists);
+
+// Drops a database (with its tables when `cascade`); NOT_FOUND when it does not exist unless
+// `ignore_if_not_exists`.
+enum RiverletStatus riverlet_drop_database(const struct RiverletConnection *connection,
+                                           const char *database,
+                                           bool ignore_if_not_exists,
+                                           bool cascade);
+
+// Writes whether the database exists to `*out_exists`.
+enum RiverletStatus riverlet_database_exists(const struct RiverletConnection *connection,
+                                             const char *database,
+                                             bool *out_exists);
+
+// Writes a stream of the database names (one utf8 column "database_name") to `*out_stream`.
+enum RiverletStatus riverlet_list_databases(const struct RiverletConnection *connection,
+                                            struct ArrowArrayStream *out_stream);
+
+// Writes a stream of the table names of `database` (one utf8 column "table_name") to
+// `*out_stream`.
+enum RiverletStatus riverlet_list_tables(const struct RiverletConnection *connection,
+                                         const char *database,
+                                         struct ArrowArrayStream *out_stream);
+
+// Creates table `database`.`table` with the columns of `schema` (an ArrowSchema of a struct,
+// format "+s", one child per column; borrowed, not released) and `options` (NULL: a log table
+// with the server's defaults). Column types follow Fluss's Arrow mapping (int64 -> BIGINT,
+// utf8 -> STRING, timestamp[ms] -> TIMESTAMP(3), timestamp[ms, tz] -> TIMESTAMP_LTZ(3), ...);
+// a column type Fluss has no type for is INVALID_ARGUMENT naming the column.
+enum RiverletStatus riverlet_create_table(const struct RiverletConnection *connection,
+                                          const char *database,
+                                          const char *table,
+                                          const struct ArrowSchema *schema,
+                                          const struct RiverletTableOptions *options,
+                                          bool ignore_if_exists);
+
+// Drops table `database`.`table`; NOT_FOUND when it does not exist unless
+// `ignore_if_not_exists`.
+enum RiverletStatus riverlet_drop_table(const struct RiverletConnection *connection,
+                                        const char *database,
+                                        const char *table,
+                                        bool ignore_if_not_exists);
+
+// Writes whether table `database`.`table` exists to `*out_exists`.
+enum RiverletStatus riverlet_table_exists(const struct RiverletConnection *connection,
+                                          const char *database,
+                                          const char *table,
+                                          bool *out_exists);
 
 // The message of the last failed call on this thread, or NULL when the last call succeeded.
 //
@@ -121,6 +292,140 @@ int32_t riverlet_last_error_fluss_code(void);
 // The stable upper-case name of a status ("OK", "NOT_FOUND", ...), a static string; "UNKNOWN"
 // for a value that is not a status.
 const char *riverlet_status_name(int32_t status);
+
+// The number of live handles of every kind (created and not freed yet): 0 when a program
+// freed everything it created. Meant for leak checks in tests: LeakSanitizer cannot see a
+// forgotten handle, because Riverlet still references it.
+size_t riverlet_live_handles(void);
+
+// Reads the table and writes an Arrow C stream of its rows into the caller-allocated
+// `*out_stream` (release it with its `release` callback). A log table yields its records, a
+// primary-key table its latest value per key. `options` may be NULL. Invalid options (unknown
+// column, bad filter, unknown partition) fail here, before a stream is made.
+enum RiverletStatus riverlet_table_read(const struct RiverletTable *table,
+                                        const struct RiverletReadOptions *options,
+                                        struct ArrowArrayStream *out_stream);
+
+// A time-range read: what was written to the table in the window [start, end) of commit time
+// (a log table: every record appended in the window; a primary-key table: each key changed
+// in the window once, with its last value, keys whose last change is a delete left out).
+//
+// `start` (required) and `end` (NULL: the moment the read is planned) are epoch milliseconds
+// as digits, "yyyy-MM-dd HH:mm:ss[.fff]", "yyyy-MM-dd", or with a 'T' and a "Z" / "+hh:mm"
+// offset; texts without an offset are read in `options->time_zone`. A bad timestamp, an end
+// not after the start, or a start in the future is INVALID_ARGUMENT (the message names the
+// value and the accepted forms), before any data is read.
+enum RiverletStatus riverlet_table_read_between(const struct RiverletTable *table,
+                                                const struct RiverletReadOptions *options,
+                                                const char *start,
+                                                const char *end,
+                                                struct ArrowArrayStream *out_stream);
+
+// riverlet_table_read_between with epoch milliseconds: the window [start_ms, *end_ms), or up
+// to the moment the read is planned when `end_ms` is NULL.
+enum RiverletStatus riverlet_table_read_between_ms(const struct RiverletTable *table,
+                                                   const struct RiverletReadOptions *options,
+                                                   int64_t start_ms,
+                                                   const int64_t *end_ms,
+                                                   struct ArrowArrayStream *out_stream);
+
+// Point lookups in a primary-key table: `keys` (moved in) holds one row per key with the
+// primary key columns (by name; other columns are ignored), described by `key_schema`
+// (borrowed). Writes a stream of the rows found (full rows, missing keys left out) into the
+// caller-allocated `*out_stream`.
+enum RiverletStatus riverlet_table_lookup(const struct RiverletTable *table,
+                                          struct ArrowArray *keys,
+                                          const struct ArrowSchema *key_schema,
+                                          struct ArrowArrayStream *out_stream);
+
+// Starts an embedded server and writes its handle to `*out_server`.
+//
+// `data_dir`: directory of the catalog and data (created when missing), or NULL for a new
+// temporary directory that is deleted by riverlet_local_server_free. `port`: TCP port on
+// 127.0.0.1, 0 for a free one. Options (parallel arrays of `num_options` keys and values, may
+// be NULL when 0): "host" (bind and advertise, default 127.0.0.1), "fsync" ("always" default, or
+// "never"), "default.bucket.number", and "sasl.user.<name>" = password (enables SASL/PLAIN).
+enum RiverletStatus riverlet_local_server_start(const char *data_dir,
+                                                uint16_t port,
+                                                const char *const *option_keys,
+                                                const char *const *option_values,
+                                                size_t num_options,
+                                                struct RiverletLocalServer **out_server);
+
+// Writes the server's bootstrap address ("127.0.0.1:PORT", for riverlet_connect) to
+// `*out_bootstrap_servers`. The string belongs to the server handle and stays valid until it is
+// freed. CLOSED after riverlet_local_server_stop.
+enum RiverletStatus riverlet_local_server_bootstrap_servers(const struct RiverletLocalServer *server,
+                                                            const char **out_bootstrap_servers);
+
+// Stops the server (all acknowledged data is on disk when it returns). The handle stays valid
+// until riverlet_local_server_free; stopping twice returns CLOSED.
+enum RiverletStatus riverlet_local_server_stop(const struct RiverletLocalServer *server);
+
+// Stops the server if it is running and frees the handle (and its temporary data directory).
+// NULL is accepted (OK); freeing a handle twice returns CLOSED.
+enum RiverletStatus riverlet_local_server_free(struct RiverletLocalServer *server);
+
+// Opens table `database`.`table` and writes its handle to `*out_table`; NOT_FOUND when it does
+// not exist.
+enum RiverletStatus riverlet_connection_get_table(const struct RiverletConnection *connection,
+                                                  const char *database,
+                                                  const char *table,
+                                                  struct RiverletTable **out_table);
+
+// Frees a table handle (writers opened from it stay usable). NULL is accepted (OK); freeing a
+// handle twice returns CLOSED.
+enum RiverletStatus riverlet_table_free(struct RiverletTable *table);
+
+// Writes the table's Arrow schema (a struct, format "+s", one child per column, as reads return
+// it) into the caller-allocated `*out_schema`; release it with its `release` callback.
+enum RiverletStatus riverlet_table_schema(const struct RiverletTable *table,
+                                          struct ArrowSchema *out_schema);
+
+// Writes whether the table has a primary key to `*out_has_primary_key`.
+enum RiverletStatus riverlet_table_has_primary_key(const struct RiverletTable *table,
+                                                   bool *out_has_primary_key);
+
+// Creates an append writer of a log table and writes its handle to `*out_writer`.
+enum RiverletStatus riverlet_table_new_append_writer(const struct RiverletTable *table,
+                                                     struct RiverletWriter **out_writer);
+
+// Creates an upsert writer of a primary-key table and writes its handle to `*out_writer`.
+// With `num_columns` > 0 it is a partial update of those columns (they must include the primary
+// key); rows then carry all columns and only the named ones are updated.
+enum RiverletStatus riverlet_table_new_upsert_writer(const struct RiverletTable *table,
+                                                     const char *const *columns,
+                                                     size_t num_columns,
+                                                     struct RiverletWriter **out_writer);
+
+// Appends the rows of `array` (a struct array, moved in: Riverlet releases it) described by
+// `schema` (borrowed) to a log table. Returns once the rows are queued; riverlet_writer_flush
+// waits for the server's acknowledgement and reports write errors.
+enum RiverletStatus riverlet_writer_append(const struct RiverletWriter *writer,
+                                           struct ArrowArray *array,
+                                           const struct ArrowSchema *schema);
+
+// Upserts the rows of `array` (moved in) described by `schema` (borrowed) into a primary-key
+// table (a partial-update writer updates only its columns). Queued like riverlet_writer_append.
+enum RiverletStatus riverlet_writer_upsert(const struct RiverletWriter *writer,
+                                           struct ArrowArray *array,
+                                           const struct ArrowSchema *schema);
+
+// Deletes the keys of the rows of `array` (moved in; full rows or the primary key columns)
+// described by `schema` (borrowed) from a primary-key table. Queued like
+// riverlet_writer_append.
+enum RiverletStatus riverlet_writer_delete(const struct RiverletWriter *writer,
+                                           struct ArrowArray *array,
+                                           const struct ArrowSchema *schema);
+
+// Waits until every queued write is acknowledged; returns the first write error since the
+// previous flush.
+enum RiverletStatus riverlet_writer_flush(const struct RiverletWriter *writer);
+
+// Flushes pending writes, stops the writer and frees the handle. The handle is freed even when
+// the flush fails (the status then reports the write error). NULL is accepted (OK); freeing a
+// handle twice returns CLOSED.
+enum RiverletStatus riverlet_writer_free(struct RiverletWriter *writer);
 
 #ifdef __cplusplus
 }  // extern "C"

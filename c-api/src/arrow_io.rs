@@ -16,7 +16,7 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{Array, RecordBatch, RecordBatchOptions, RecordBatchReader, StructArray};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
-use riverlet::Error;
+use riverlet::{Error, ErrorKind};
 
 use crate::args::non_null;
 use crate::error::{panic_message, CallResult};
@@ -100,7 +100,8 @@ pub unsafe fn export_schema(schema: &Schema, out: *mut FFI_ArrowSchema) -> CallR
 }
 
 /// Wraps a reader so a panic in it becomes an error of the stream (a panic must not unwind out
-/// of `get_next`), and prefixes error messages with the Riverlet error kind.
+/// of `get_next`), and rewrites errors so that `get_last_error` says "riverlet <kind>: ..." and
+/// `get_next` returns an errno that fits the kind.
 struct GuardedReader {
     schema: SchemaRef,
     inner: Option<Box<dyn RecordBatchReader + Send>>,
@@ -113,18 +114,17 @@ impl Iterator for GuardedReader {
         let inner = self.inner.as_mut()?;
         match catch_unwind(AssertUnwindSafe(|| inner.next())) {
             Ok(Some(Ok(batch))) => Some(Ok(batch)),
-            Ok(Some(Err(e))) => Some(Err(ArrowError::ExternalError(Box::new(StreamError(
-                describe_stream_error(&e),
-            ))))),
+            Ok(Some(Err(e))) => Some(Err(stream_error(&e))),
             Ok(None) => None,
             Err(payload) => {
                 // A reader that panicked is not used again.
                 self.inner = None;
                 Some(Err(ArrowError::ExternalError(Box::new(StreamError(
                     format!(
-                        "Riverlet panicked while reading (this is a bug): {}",
+                        "riverlet panic: Riverlet panicked while reading (this is a bug): {}",
                         panic_message(payload.as_ref())
-                    ),
+                    )
+                    .replace('\0', "\\0"),
                 )))))
             }
         }
@@ -137,7 +137,7 @@ impl RecordBatchReader for GuardedReader {
     }
 }
 
-/// An error message ready for `get_last_error` (no NUL bytes).
+/// An error message ready for `get_last_error`.
 #[derive(Debug)]
 struct StreamError(String);
 
@@ -149,16 +149,28 @@ impl std::fmt::Display for StreamError {
 
 impl std::error::Error for StreamError {}
 
-/// The text of a reader error: "riverlet <kind>: message" when it carries a Riverlet error.
-fn describe_stream_error(e: &ArrowError) -> String {
-    let text = match e {
-        ArrowError::ExternalError(inner) => match inner.downcast_ref::<Error>() {
-            Some(r) => format!("riverlet {}: {r}", r.kind().as_str()),
-            None => inner.to_string(),
-        },
-        other => other.to_string(),
+/// The error `get_next` reports for a reader error. arrow-rs derives the errno from the
+/// variant: network, timeout and I/O errors become `IoError` (EIO), unsupported ones
+/// `NotYetImplemented` (ENOSYS), the rest `ExternalError` (EINVAL). The text names the kind as
+/// "riverlet <kind>: message" and has no NUL byte.
+fn stream_error(e: &ArrowError) -> ArrowError {
+    let riverlet = match e {
+        ArrowError::ExternalError(inner) => inner.downcast_ref::<Error>(),
+        _ => None,
     };
-    text.replace('\0', "\\0")
+    let Some(r) = riverlet else {
+        return ArrowError::ExternalError(Box::new(StreamError(
+            format!("riverlet arrow: {e}").replace('\0', "\\0"),
+        )));
+    };
+    let text = format!("riverlet {}: {r}", r.kind().as_str()).replace('\0', "\\0");
+    match r.kind() {
+        ErrorKind::Network | ErrorKind::Timeout | ErrorKind::Io => {
+            ArrowError::IoError(text.clone(), std::io::Error::other(text))
+        }
+        ErrorKind::Unsupported => ArrowError::NotYetImplemented(text),
+        _ => ArrowError::ExternalError(Box::new(StreamError(text))),
+    }
 }
 
 /// Writes a stream over `reader` into the caller-allocated `out`.

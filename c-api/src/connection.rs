@@ -3,8 +3,8 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{DataType, Field, Schema};
 use riverlet::blocking::{BatchReader, Connection};
@@ -175,7 +175,8 @@ unsafe fn drop_database_impl(
     let c = connection(conn)?;
     // SAFETY: C string per the function's contract.
     let name = unsafe { str_arg(name, "database") }?;
-    Ok(c.admin().drop_database(name, ignore_if_not_exists, cascade)?)
+    Ok(c.admin()
+        .drop_database(name, ignore_if_not_exists, cascade)?)
 }
 
 /// Drops a database (with its tables when `cascade`); NOT_FOUND when it does not exist unless
@@ -352,7 +353,14 @@ pub unsafe extern "C" fn riverlet_create_table(
     ignore_if_exists: bool,
 ) -> RiverletStatus {
     guard(|| unsafe {
-        create_table_impl(connection, database, table, schema, options, ignore_if_exists)
+        create_table_impl(
+            connection,
+            database,
+            table,
+            schema,
+            options,
+            ignore_if_exists,
+        )
     })
 }
 
@@ -405,9 +413,4 @@ pub unsafe extern "C" fn riverlet_table_exists(
     out_exists: *mut bool,
 ) -> RiverletStatus {
     guard(|| unsafe { table_exists_impl(connection, database, table, out_exists) })
-}
-
-#[cfg(test)]
-pub(crate) fn live_connections() -> usize {
-    CONNECTIONS.live_count()
 }

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use riverlet::{Error, ErrorKind};
 
-/// The outcome of a call. `RIVERLET_OK` is 0; every other value is a failure, and
+/// The outcome of a call. `RIVERLET_STATUS_OK` is 0; every other value is a failure, and
 /// `riverlet_last_error_message()` then describes it.
 ///
 /// The values from 1 to 12 are one per kind of Riverlet error; the numbers are stable.

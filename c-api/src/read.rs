@@ -5,9 +5,8 @@ use std::ffi::c_char;
 use arrow_array::ffi::FFI_ArrowArray;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_schema::ffi::FFI_ArrowSchema;
-use riverlet::blocking::Table;
+use riverlet::blocking::{BatchReader, Table};
 use riverlet::scan::time::TimePoint;
-use riverlet::Error;
 
 use crate::args::{non_null, opt_str_arg, str_arg, str_array};
 use crate::arrow_io::{export_stream, import_batch};
@@ -49,14 +48,15 @@ unsafe fn run_read(
     t: &Table,
     options: *const RiverletReadOptions,
     window: Window,
-) -> CallResult<riverlet::blocking::BatchReader> {
+) -> CallResult<BatchReader> {
     let mut scan = t.scan();
     // SAFETY: NULL or valid per the function's contract.
     if let Some(o) = unsafe { options.as_ref() } {
         // SAFETY: the struct's arrays and strings are valid per its contract.
         let columns = unsafe { str_array(o.columns, o.num_columns, "columns") }?;
         if !columns.is_empty() {
-            scan = scan.project_names(columns);
+            let refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+            scan = scan.project(&refs);
         }
         // SAFETY: as above.
         if let Some(f) = unsafe { opt_str_arg(o.filter, "filter") }? {
@@ -193,13 +193,8 @@ unsafe fn lookup_impl(
     non_null(out.cast_const(), "out_stream")?;
     let t = table(t)?;
     let keys = imported?;
-    let reader = t.lookup_batch(&keys).map_err(|e| {
-        if e.message().is_empty() {
-            Error::invalid("lookup failed")
-        } else {
-            e
-        }
-    })?;
+    let found = t.new_lookuper()?.lookup(&keys)?;
+    let reader = BatchReader::from_batches(found.schema(), vec![found]);
     // SAFETY: checked non-NULL; caller-allocated per the function's contract.
     unsafe { export_stream(Box::new(reader), out) }
 }

@@ -122,7 +122,14 @@ pub unsafe extern "C" fn riverlet_local_server_start(
     out_server: *mut *mut RiverletLocalServer,
 ) -> RiverletStatus {
     guard(|| unsafe {
-        start_impl(data_dir, port, option_keys, option_values, num_options, out_server)
+        start_impl(
+            data_dir,
+            port,
+            option_keys,
+            option_values,
+            num_options,
+            out_server,
+        )
     })
 }
 
@@ -196,9 +203,4 @@ fn free_impl(server: *mut RiverletLocalServer) -> CallResult<()> {
 #[no_mangle]
 pub extern "C" fn riverlet_local_server_free(server: *mut RiverletLocalServer) -> RiverletStatus {
     guard(|| free_impl(server))
-}
-
-#[cfg(test)]
-pub(crate) fn live_servers() -> usize {
-    SERVERS.live_count()
 }

@@ -197,24 +197,23 @@ unsafe fn write_impl(
     let writer = guard
         .as_ref()
         .ok_or_else(|| Error::new(ErrorKind::Closed, "the writer was closed"))?;
-    let handle = match (writer, op) {
-        (Writer::Append(a), WriteOp::Append) => a.append(&batch)?,
-        (Writer::Upsert(u), WriteOp::Upsert) => u.upsert(&batch)?,
-        (Writer::Upsert(u), WriteOp::Delete) => u.delete(&batch)?,
-        (Writer::Append(_), _) => {
-            return Err(Error::invalid(
+    let handle =
+        match (writer, op) {
+            (Writer::Append(a), WriteOp::Append) => a.append(&batch)?,
+            (Writer::Upsert(u), WriteOp::Upsert) => u.upsert(&batch)?,
+            (Writer::Upsert(u), WriteOp::Delete) => u.delete(&batch)?,
+            (Writer::Append(_), _) => return Err(Error::invalid(
                 "this is an append writer (log table): upsert and delete need an upsert writer \
                  of a primary-key table",
             )
-            .into())
-        }
-        (Writer::Upsert(_), WriteOp::Append) => {
-            return Err(Error::invalid(
-                "this is an upsert writer (primary-key table): use riverlet_writer_upsert",
-            )
-            .into())
-        }
-    };
+            .into()),
+            (Writer::Upsert(_), WriteOp::Append) => {
+                return Err(Error::invalid(
+                    "this is an upsert writer (primary-key table): use riverlet_writer_upsert",
+                )
+                .into())
+            }
+        };
     // Acknowledgements are awaited by riverlet_writer_flush.
     drop(handle);
     Ok(())
@@ -295,9 +294,4 @@ fn writer_free_impl(w: *mut RiverletWriter) -> CallResult<()> {
 #[no_mangle]
 pub extern "C" fn riverlet_writer_free(writer: *mut RiverletWriter) -> RiverletStatus {
     guard(|| writer_free_impl(writer))
-}
-
-#[cfg(test)]
-pub(crate) fn live_tables_and_writers() -> (usize, usize) {
-    (TABLES.live_count(), WRITERS.live_count())
 }
