@@ -1,1 +1,307 @@
-//! Embedded server placeholder.
+//! `riverlet-server`: an embedded, persistent, single-node Apache Fluss-compatible server.
+//!
+//! One process is both the coordinator and the only tablet server (node id 0, leader of every
+//! bucket). It listens on TCP and speaks Fluss's wire protocol through the `riverlet` core
+//! codecs, so any Fluss client (Riverlet's, the official Java client, pyfluss) can use it.
+//!
+//! Start it as a library with [`LocalServer::start`] (own runtime on a background thread) or
+//! [`AsyncServer::start`] (inside an existing tokio runtime), or as a process with the
+//! `riverlet-server` binary / `riverlet serve` ([`run_cli_serve`]).
+#![warn(missing_docs)]
+
+pub mod batch;
+pub mod catalog;
+pub mod config;
+pub mod kv;
+pub mod log;
+pub mod merge;
+pub mod net;
+pub mod service;
+pub mod tablets;
+pub mod writers;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use config::{FsyncPolicy, ServerConfig};
+use riverlet::{Error, Result};
+use tokio::sync::watch;
+
+/// A server running inside the caller's tokio runtime.
+pub struct AsyncServer {
+    addr: SocketAddr,
+    server: Arc<service::Server>,
+    stop: watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl AsyncServer {
+    /// Opens the data directory, binds the listener and starts serving. Returns once bound.
+    pub async fn start(config: ServerConfig) -> Result<AsyncServer> {
+        let host = config.host.clone();
+        let port = config.port;
+        let ttl_every = config.ttl_check_interval;
+        let server = tokio::task::spawn_blocking(move || service::Server::open(config))
+            .await
+            .map_err(|e| Error::internal(format!("open task failed: {e}")))??;
+        let listener = tokio::net::TcpListener::bind((host.as_str(), port))
+            .await
+            .map_err(|e| Error::from(e).context(format!("bind {host}:{port}")))?;
+        let addr = listener.local_addr()?;
+        server.set_advertised(advertised_host(&host, addr), addr.port());
+        let (stop, rx) = watch::channel(false);
+        let mut tasks = Vec::new();
+        tasks.push(tokio::spawn(net::accept_loop(
+            server.clone(),
+            listener,
+            rx.clone(),
+        )));
+        let s = server.clone();
+        let mut rx2 = rx;
+        tasks.push(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(ttl_every.max(Duration::from_millis(10)));
+            tick.tick().await;
+            loop {
+                tokio::select! {
+                    _ = rx2.changed() => break,
+                    _ = tick.tick() => {
+                        let s = s.clone();
+                        let _ = tokio::task::spawn_blocking(move || s.enforce_ttl()).await;
+                    }
+                }
+            }
+        }));
+        Ok(AsyncServer {
+            addr,
+            server,
+            stop,
+            tasks,
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `host:port` for clients (`bootstrap.servers`).
+    pub fn bootstrap_servers(&self) -> String {
+        format!(
+            "{}:{}",
+            advertised_host(&self.server.config.host, self.addr),
+            self.addr.port()
+        )
+    }
+
+    /// Stops accepting, closes connections and flushes all data to disk.
+    pub async fn shutdown(mut self) -> Result<()> {
+        let _ = self.stop.send(true);
+        for t in self.tasks.drain(..) {
+            let _ = t.await;
+        }
+        let s = self.server.clone();
+        tokio::task::spawn_blocking(move || s.flush())
+            .await
+            .map_err(|e| Error::internal(format!("flush task failed: {e}")))?
+    }
+}
+
+fn advertised_host(host: &str, addr: SocketAddr) -> String {
+    if host == "0.0.0.0" || host == "::" || host.is_empty() {
+        "127.0.0.1".to_string()
+    } else if host == "localhost" {
+        addr.ip().to_string()
+    } else {
+        host.to_string()
+    }
+}
+
+/// A server on its own dedicated tokio runtime (a background thread). Dropping it shuts it
+/// down cleanly (all acknowledged data is on disk before `drop` returns).
+pub struct LocalServer {
+    bootstrap: String,
+    addr: SocketAddr,
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl LocalServer {
+    /// Starts the server and returns once the listener is bound.
+    pub fn start(config: ServerConfig) -> Result<LocalServer> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(String, SocketAddr)>>();
+        let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("riverlet-server".into())
+            .spawn(move || -> Result<()> {
+                let rt = tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .thread_name("riverlet-server-worker")
+                    .enable_all()
+                    .build()
+                    .map_err(|e| Error::internal(format!("server runtime: {e}")))?;
+                rt.block_on(async move {
+                    let srv = match AsyncServer::start(config).await {
+                        Ok(s) => s,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e.clone()));
+                            return Err(e);
+                        }
+                    };
+                    let _ = ready_tx.send(Ok((srv.bootstrap_servers(), srv.local_addr())));
+                    // wait for the stop signal without blocking a runtime worker
+                    let _ = tokio::task::spawn_blocking(move || {
+                        let _ = stop_rx.recv();
+                    })
+                    .await;
+                    srv.shutdown().await
+                })
+            })
+            .map_err(|e| Error::internal(format!("spawn server thread: {e}")))?;
+        match ready_rx.recv() {
+            Ok(Ok((bootstrap, addr))) => Ok(LocalServer {
+                bootstrap,
+                addr,
+                stop: Some(stop_tx),
+                thread: Some(thread),
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => match thread.join() {
+                Ok(Err(e)) => Err(e),
+                _ => Err(Error::internal("server thread exited before binding")),
+            },
+        }
+    }
+
+    /// `127.0.0.1:PORT`, for a client's `bootstrap.servers`.
+    pub fn bootstrap_servers(&self) -> String {
+        self.bootstrap.clone()
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Shuts down and waits until everything is flushed.
+    pub fn shutdown(mut self) -> Result<()> {
+        self.stop_inner()
+    }
+
+    fn stop_inner(&mut self) -> Result<()> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| Error::internal("server thread panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        if let Err(e) = self.stop_inner() {
+            tracing::warn!("riverlet-server shutdown: {e}");
+        }
+    }
+}
+
+/// Command-line flags shared by `riverlet-server` and `riverlet serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Data directory (created when missing).
+    #[arg(long = "data-dir")]
+    pub data_dir: std::path::PathBuf,
+    /// Host to bind and advertise.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port (0 picks a free one).
+    #[arg(long, default_value_t = 9123)]
+    pub port: u16,
+    /// Enable SASL/PLAIN with this user (USER:PASS); repeatable.
+    #[arg(long = "sasl-user", value_name = "USER:PASS")]
+    pub sasl_user: Vec<String>,
+    /// Fsync policy of the write path: always (safe, default) or never (faster).
+    #[arg(long, default_value = "always")]
+    pub fsync: String,
+}
+
+impl ServeArgs {
+    /// The server configuration these flags describe.
+    pub fn to_config(&self) -> Result<ServerConfig> {
+        let mut c = ServerConfig::new(&self.data_dir);
+        c.host = self.host.clone();
+        c.port = self.port;
+        c.fsync = match self.fsync.to_ascii_lowercase().as_str() {
+            "always" => FsyncPolicy::Always,
+            "never" => FsyncPolicy::Never,
+            other => {
+                return Err(Error::invalid(format!(
+                    "--fsync must be 'always' or 'never', got '{other}'"
+                )))
+            }
+        };
+        for u in &self.sasl_user {
+            let Some((user, pass)) = u.split_once(':') else {
+                return Err(Error::invalid(format!(
+                    "--sasl-user expects USER:PASS, got '{u}'"
+                )));
+            };
+            if user.is_empty() {
+                return Err(Error::invalid("--sasl-user: empty user name"));
+            }
+            c = c.with_sasl_user(user, pass);
+        }
+        Ok(c)
+    }
+}
+
+/// Runs a server in the foreground: prints `bootstrap: HOST:PORT` (flushed) once listening and
+/// serves until SIGINT or SIGTERM, then shuts down cleanly.
+pub fn run_cli_serve(args: &ServeArgs) -> Result<()> {
+    let config = args.to_config()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::internal(format!("runtime: {e}")))?;
+    rt.block_on(async move {
+        let srv = AsyncServer::start(config).await?;
+        {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "bootstrap: {}", srv.bootstrap_servers());
+            let _ = out.flush();
+        }
+        wait_for_signal().await;
+        srv.shutdown().await
+    })
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

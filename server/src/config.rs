@@ -1,0 +1,79 @@
+//! Server configuration.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// When appended data is forced to disk before the write is acknowledged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FsyncPolicy {
+    /// `fsync` (fdatasync) every append before acking it. Safe against power loss.
+    #[default]
+    Always,
+    /// Never fsync on the write path (data reaches the OS page cache before the ack, so a killed
+    /// process loses nothing, but a machine crash may). Files are still synced on clean shutdown.
+    Never,
+}
+
+/// Configuration of one embedded server.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Directory holding the catalog, log segments and KV state. Created when missing.
+    pub data_dir: PathBuf,
+    /// Host to bind and to advertise (default `127.0.0.1`).
+    pub host: String,
+    /// Port to bind (default 9123; 0 picks a free port).
+    pub port: u16,
+    /// Fsync policy of the write path.
+    pub fsync: FsyncPolicy,
+    /// A log segment rolls when appending would make it larger than this (default 1 GiB).
+    pub segment_bytes: u64,
+    /// A non-empty log segment rolls when it is older than this (default 7 days).
+    pub segment_ms: i64,
+    /// Bytes between two entries of the offset and time indexes (default 4096).
+    pub index_interval_bytes: u32,
+    /// How often expired segments (table.log.ttl) are looked for (default 5 minutes).
+    pub ttl_check_interval: Duration,
+    /// SASL/PLAIN users (user -> password). `None` = plaintext, no authentication.
+    pub sasl_users: Option<BTreeMap<String, String>>,
+    /// Largest request frame accepted (default 100 MiB, as Fluss's `netty.server.max-request-size`).
+    pub max_frame_size: usize,
+    /// Bytes of KV write-ahead log after which a KV snapshot is written (default 64 MiB).
+    pub kv_snapshot_wal_bytes: u64,
+    /// Default bucket count of tables created without one (Fluss `default.bucket.number`, 1).
+    pub default_bucket_number: i32,
+}
+
+impl ServerConfig {
+    /// A configuration with defaults for the given data directory.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        ServerConfig {
+            data_dir: data_dir.into(),
+            host: "127.0.0.1".to_string(),
+            port: 9123,
+            fsync: FsyncPolicy::Always,
+            segment_bytes: 1024 * 1024 * 1024,
+            segment_ms: 7 * 24 * 3600 * 1000,
+            index_interval_bytes: 4096,
+            ttl_check_interval: Duration::from_secs(300),
+            sasl_users: None,
+            max_frame_size: 100 * 1024 * 1024,
+            kv_snapshot_wal_bytes: 64 * 1024 * 1024,
+            default_bucket_number: 1,
+        }
+    }
+
+    /// Sets the port (0 = a free one).
+    pub fn with_port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// Adds a SASL/PLAIN user (enables SASL).
+    pub fn with_sasl_user(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        self.sasl_users
+            .get_or_insert_with(BTreeMap::new)
+            .insert(user.into(), password.into());
+        self
+    }
+}

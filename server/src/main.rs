@@ -1,0 +1,26 @@
+//! `riverlet-server`: runs the embedded Fluss-compatible server in the foreground.
+
+use clap::Parser;
+
+/// Embedded single-node Apache Fluss-compatible server.
+#[derive(Parser)]
+#[command(name = "riverlet-server", version)]
+struct Cli {
+    #[command(flatten)]
+    serve: riverlet_server::ServeArgs,
+}
+
+fn main() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let cli = Cli::parse();
+    if let Err(e) = riverlet_server::run_cli_serve(&cli.serve) {
+        eprintln!("riverlet-server: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,261 @@
+//! Applying a PutKv batch to a KV tablet: merge engines (default with partial updates,
+//! first_row, versioned), delete behaviors, and the changelog Fluss produces for it
+//! (+I for a new key, -U/+U for an update, -D for a delete, nothing for a no-op).
+
+use std::collections::HashMap;
+
+use riverlet::metadata::{error_codes, DataType, TypeKind};
+use riverlet::record::ChangeType;
+use riverlet::row::Datum;
+use riverlet::{Error, Result};
+
+use crate::catalog::{DeleteBehavior, MergeEngine, TableMeta};
+use crate::kv::{KvTablet, Mutation};
+
+/// Whether a column type can be a versioned merge engine's version column.
+pub fn is_version_type(t: &DataType) -> bool {
+    matches!(
+        t.kind,
+        TypeKind::Int
+            | TypeKind::BigInt
+            | TypeKind::Timestamp { .. }
+            | TypeKind::TimestampLtz { .. }
+    )
+}
+
+/// The outcome of one PutKv batch, not yet persisted.
+#[derive(Debug, Default)]
+pub struct KvWrite {
+    /// State changes in order.
+    pub mutations: Vec<Mutation>,
+    /// Change type of each changelog row.
+    pub change_types: Vec<ChangeType>,
+    /// Changelog rows (full rows of the table schema).
+    pub rows: Vec<Vec<Datum>>,
+}
+
+fn decode_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<Datum>> {
+    if meta.kv_indexed {
+        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+    } else {
+        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+    }
+}
+
+fn encode_row(meta: &TableMeta, values: &[Datum]) -> Result<Vec<u8>> {
+    if meta.kv_indexed {
+        riverlet::row::indexed::encode_indexed_row(&meta.types, values)
+    } else {
+        riverlet::row::compacted::encode_compacted_row(&meta.types, values)
+    }
+}
+
+fn decode_value(meta: &TableMeta, value: &[u8]) -> Result<Vec<Datum>> {
+    let (_schema_id, row) = riverlet::row::value::decode_value(value)?;
+    decode_row(meta, row)
+}
+
+/// Sort key of a version column value (null sorts first).
+fn version_key(d: &Datum) -> (i64, i64) {
+    match d {
+        Datum::Int(v) => (*v as i64, 0),
+        Datum::BigInt(v) => (*v, 0),
+        Datum::Timestamp(t) => (t.millis, t.nanos_of_milli as i64),
+        Datum::TimestampLtz(t) => (t.epoch_millis, t.nanos_of_milli as i64),
+        _ => (i64::MIN, i64::MIN),
+    }
+}
+
+/// Validated partial-update target columns (None = full-row write).
+pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<Vec<bool>>> {
+    if target.is_empty() {
+        return Ok(None);
+    }
+    let n = meta.types.len();
+    let mut mask = vec![false; n];
+    for &c in target {
+        let Some(slot) = usize::try_from(c).ok().and_then(|i| mask.get_mut(i)) else {
+            return Err(Error::from_fluss(
+                error_codes::INVALID_TARGET_COLUMN,
+                format!("Invalid target column index {c}: the table has {n} columns."),
+            ));
+        };
+        *slot = true;
+    }
+    if mask.iter().all(|m| *m) {
+        return Ok(None);
+    }
+    match meta.merge_engine {
+        MergeEngine::Default => {}
+        MergeEngine::FirstRow => {
+            return Err(Error::from_fluss(
+                error_codes::UNKNOWN_SERVER_ERROR,
+                "Partial update is not supported for the first_row merge engine.",
+            ))
+        }
+        MergeEngine::Versioned(_) => {
+            return Err(Error::from_fluss(
+                error_codes::UNKNOWN_SERVER_ERROR,
+                "Partial update is not supported for the versioned merge engine.",
+            ))
+        }
+    }
+    let names = |idx: &mut dyn Iterator<Item = usize>| -> String {
+        let v: Vec<&str> = idx
+            .map(|i| meta.descriptor.schema.columns[i].name.as_str())
+            .collect();
+        format!("[{}]", v.join(", "))
+    };
+    for &pk in &meta.pk_indexes {
+        if !mask[pk] {
+            return Err(Error::from_fluss(
+                error_codes::INVALID_TARGET_COLUMN,
+                format!(
+                    "The target write columns {} must contain the primary key columns {}.",
+                    names(&mut target.iter().map(|c| *c as usize)),
+                    names(&mut meta.pk_indexes.iter().copied())
+                ),
+            ));
+        }
+    }
+    for (i, t) in meta.types.iter().enumerate() {
+        if !meta.pk_indexes.contains(&i) && !t.nullable {
+            return Err(Error::from_fluss(
+                error_codes::INVALID_TARGET_COLUMN,
+                format!(
+                    "Partial Update requires all columns except primary key to be nullable, but \
+                     column {} is NOT NULL.",
+                    meta.descriptor.schema.columns[i].name
+                ),
+            ));
+        }
+    }
+    Ok(Some(mask))
+}
+
+/// Computes the effect of a KV batch (`records`: key, optional row bytes) on `kv`.
+pub fn apply_batch(
+    meta: &TableMeta,
+    kv: &KvTablet,
+    schema_id: i16,
+    records: &[(Vec<u8>, Option<Vec<u8>>)],
+    target: Option<&[bool]>,
+) -> Result<KvWrite> {
+    let mut out = KvWrite::default();
+    // values written earlier in this batch win over the stored state
+    let mut overlay: HashMap<Vec<u8>, Option<Vec<u8>>> = HashMap::new();
+    for (key, row) in records {
+        let old: Option<Vec<u8>> = match overlay.get(key) {
+            Some(v) => v.clone(),
+            None => kv.get(key).map(|v| v.to_vec()),
+        };
+        match row {
+            None => {
+                match meta.delete_behavior {
+                    DeleteBehavior::Ignore => continue,
+                    DeleteBehavior::Disable => {
+                        return Err(Error::from_fluss(
+                            error_codes::DELETION_DISABLED_EXCEPTION,
+                            "Delete operations are disabled for this table. The \
+                             table.delete.behavior is set to 'disable'.",
+                        ))
+                    }
+                    DeleteBehavior::Allow => {}
+                }
+                let Some(old) = old else { continue };
+                let old_row = decode_value(meta, &old)?;
+                if let Some(mask) = target {
+                    // partial delete: null the target non-key columns, or delete the row when
+                    // every other column is already null
+                    let others_null = old_row
+                        .iter()
+                        .enumerate()
+                        .all(|(i, d)| mask[i] || matches!(d, Datum::Null));
+                    if !others_null {
+                        let mut new_row = old_row.clone();
+                        for (i, d) in new_row.iter_mut().enumerate() {
+                            if mask[i] && !meta.pk_indexes.contains(&i) {
+                                *d = Datum::Null;
+                            }
+                        }
+                        let bytes = encode_row(meta, &new_row)?;
+                        let value = riverlet::row::value::encode_value(schema_id, &bytes);
+                        out.change_types.push(ChangeType::UpdateBefore);
+                        out.rows.push(old_row);
+                        out.change_types.push(ChangeType::UpdateAfter);
+                        out.rows.push(new_row);
+                        overlay.insert(key.clone(), Some(value.clone()));
+                        out.mutations.push(Mutation::Put(key.clone(), value));
+                        continue;
+                    }
+                }
+                out.change_types.push(ChangeType::Delete);
+                out.rows.push(old_row);
+                overlay.insert(key.clone(), None);
+                out.mutations.push(Mutation::Delete(key.clone()));
+            }
+            Some(row_bytes) => {
+                let new_row_in = decode_row(meta, row_bytes)?;
+                let old_row = match &old {
+                    Some(v) => Some(decode_value(meta, v)?),
+                    None => None,
+                };
+                let (new_row, value) = match (&meta.merge_engine, &old_row, target) {
+                    (MergeEngine::FirstRow, Some(_), _) => continue,
+                    (MergeEngine::Versioned(idx), Some(o), _) => {
+                        if version_key(&o[*idx]) > version_key(&new_row_in[*idx]) {
+                            continue;
+                        }
+                        let v = riverlet::row::value::encode_value(schema_id, row_bytes);
+                        (new_row_in, v)
+                    }
+                    (MergeEngine::Default, _, Some(mask)) => {
+                        let pk_only = mask
+                            .iter()
+                            .enumerate()
+                            .all(|(i, m)| *m == meta.pk_indexes.contains(&i));
+                        if pk_only && old_row.is_some() {
+                            continue;
+                        }
+                        let merged: Vec<Datum> = new_row_in
+                            .iter()
+                            .enumerate()
+                            .map(|(i, d)| {
+                                if mask[i] {
+                                    d.clone()
+                                } else {
+                                    old_row
+                                        .as_ref()
+                                        .and_then(|o| o.get(i).cloned())
+                                        .unwrap_or(Datum::Null)
+                                }
+                            })
+                            .collect();
+                        let bytes = encode_row(meta, &merged)?;
+                        let v = riverlet::row::value::encode_value(schema_id, &bytes);
+                        (merged, v)
+                    }
+                    _ => {
+                        let v = riverlet::row::value::encode_value(schema_id, row_bytes);
+                        (new_row_in, v)
+                    }
+                };
+                match old_row {
+                    None => {
+                        out.change_types.push(ChangeType::Insert);
+                        out.rows.push(new_row);
+                    }
+                    Some(o) => {
+                        out.change_types.push(ChangeType::UpdateBefore);
+                        out.rows.push(o);
+                        out.change_types.push(ChangeType::UpdateAfter);
+                        out.rows.push(new_row);
+                    }
+                }
+                overlay.insert(key.clone(), Some(value.clone()));
+                out.mutations.push(Mutation::Put(key.clone(), value));
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,192 @@
+//! TCP listener and connections: Fluss framing (through `riverlet::rpc::frame`), SASL/PLAIN
+//! state per connection, requests served concurrently, responses written by one writer task.
+//!
+//! Behaviour on bad input (never a panic):
+//! - a frame whose length is negative or above `max_frame_size`, or a header that does not
+//!   decode: a SERVER_FAILURE frame (CORRUPT_MESSAGE) is sent and the connection closed, as
+//!   Fluss's `exceptionCaught` does;
+//! - an unknown API key: the request is dropped with a warning and no response, as Fluss does;
+//! - a known key whose body does not decode: an ERROR_RESPONSE with CORRUPT_MESSAGE (Fluss sends
+//!   nothing at all in that case; answering lets the client fail fast instead of timing out).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use prost::Message;
+use riverlet::metadata::error_codes;
+use riverlet::proto::{AuthenticateRequest, AuthenticateResponse};
+use riverlet::rpc::frame;
+use riverlet::rpc::ApiKey;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch};
+
+use crate::service::{code_of, Server};
+
+/// Accepts connections until `shutdown` turns true.
+pub async fn accept_loop(
+    server: Arc<Server>,
+    listener: TcpListener,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut conns = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = shutdown.changed() => break,
+            acc = listener.accept() => match acc {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    let s = server.clone();
+                    let sd = shutdown.clone();
+                    conns.spawn(async move {
+                        if let Err(e) = serve_connection(s, stream, sd).await {
+                            tracing::debug!("connection {peer}: {e}");
+                        }
+                    });
+                }
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+    conns.shutdown().await;
+}
+
+async fn serve_connection(
+    server: Arc<Server>,
+    stream: TcpStream,
+    mut shutdown: watch::Receiver<bool>,
+) -> riverlet::Result<()> {
+    let (mut rd, mut wr) = stream.into_split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(async move {
+        while let Some(frame) = rx.recv().await {
+            if wr.write_all(&frame).await.is_err() {
+                break;
+            }
+        }
+        let _ = wr.shutdown().await;
+    });
+    let sasl = server.config.sasl_users.is_some();
+    let authenticated = Arc::new(AtomicBool::new(!sasl));
+    let max = server.config.max_frame_size;
+    let result = loop {
+        let frame = tokio::select! {
+            _ = shutdown.changed() => break Ok(()),
+            f = frame::read_frame(&mut rd, max) => f,
+        };
+        let frame = match frame {
+            Ok(Some(f)) => f,
+            Ok(None) => break Ok(()),
+            Err(e) => {
+                if e.kind() == riverlet::ErrorKind::Corrupt {
+                    let _ = tx.send(frame::encode_server_failure(
+                        error_codes::CORRUPT_MESSAGE,
+                        e.message(),
+                    ));
+                }
+                break Err(e);
+            }
+        };
+        let (header, body) = match frame::decode_request_header(&frame) {
+            Ok((h, b)) => (h, frame.slice_ref(b)),
+            Err(e) => {
+                let _ = tx.send(frame::encode_server_failure(
+                    error_codes::CORRUPT_MESSAGE,
+                    e.message(),
+                ));
+                break Err(e);
+            }
+        };
+        let request_id = header.request_id;
+        let Some(key) = ApiKey::from_i16(header.api_key) else {
+            tracing::warn!("Received unknown API key {}.", header.api_key);
+            continue;
+        };
+        if key == ApiKey::Authenticate {
+            let resp = authenticate(&server, &body, &authenticated);
+            let _ = tx.send(match resp {
+                Ok(b) => frame::encode_success_response(request_id, &b),
+                Err((code, msg)) => frame::encode_error_response(request_id, code, &msg),
+            });
+            continue;
+        }
+        if !authenticated.load(Ordering::Acquire) && key != ApiKey::ApiVersions {
+            let _ = tx.send(frame::encode_error_response(
+                request_id,
+                error_codes::AUTHENTICATE_EXCEPTION,
+                "The connection has not completed authentication yet. This may be caused by a \
+                 missing or incorrect configuration of 'client.security.protocol' on the client side.",
+            ));
+            continue;
+        }
+        let s = server.clone();
+        let tx2 = tx.clone();
+        tokio::spawn(async move {
+            let out = match s.handle(key, header.api_version, body).await {
+                Ok(b) => frame::encode_success_response(request_id, &b),
+                Err(e) => frame::encode_error_response(request_id, code_of(&e), e.message()),
+            };
+            let _ = tx2.send(out);
+        });
+    };
+    drop(tx);
+    let _ = writer.await;
+    result
+}
+
+fn authenticate(
+    server: &Server,
+    body: &Bytes,
+    authenticated: &AtomicBool,
+) -> Result<Vec<u8>, (i32, String)> {
+    let req = AuthenticateRequest::decode(body.clone()).map_err(|e| {
+        (
+            error_codes::CORRUPT_MESSAGE,
+            format!("malformed Authenticate request: {e}"),
+        )
+    })?;
+    let auth_err = |m: String| (error_codes::AUTHENTICATE_EXCEPTION, m);
+    let Some(users) = &server.config.sasl_users else {
+        if !req.protocol.eq_ignore_ascii_case("PLAINTEXT") {
+            return Err(auth_err(format!(
+                "Authenticate protocol not match: protocol of server is 'PLAINTEXT' while protocol of client is '{}'",
+                req.protocol
+            )));
+        }
+        return Ok(AuthenticateResponse {
+            challenge: Some(Vec::new()),
+        }
+        .encode_to_vec());
+    };
+    if !req
+        .protocol
+        .eq_ignore_ascii_case(riverlet::rpc::sasl::PLAIN_MECHANISM)
+    {
+        return Err(auth_err(format!(
+            "SASL server enables [PLAIN] while protocol of client is '{}'",
+            req.protocol
+        )));
+    }
+    if authenticated.load(Ordering::Acquire) {
+        return Ok(AuthenticateResponse { challenge: None }.encode_to_vec());
+    }
+    let creds = riverlet::rpc::sasl::parse_plain_token(&req.token)
+        .map_err(|e| auth_err(e.message().to_string()))?;
+    match users.get(&creds.username) {
+        Some(p) if *p == creds.password => {
+            authenticated.store(true, Ordering::Release);
+            Ok(AuthenticateResponse {
+                challenge: Some(Vec::new()),
+            }
+            .encode_to_vec())
+        }
+        _ => Err(auth_err(
+            "Authentication failed: Invalid username or password".to_string(),
+        )),
+    }
+}

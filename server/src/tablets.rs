@@ -1,0 +1,178 @@
+//! The buckets this node leads (all of them): a log tablet each, plus a KV tablet for
+//! primary-key tables. Directory layout: `{data_dir}/tablets/{table id}[-p{partition id}]/{bucket}/{log,kv}`.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use riverlet::metadata::error_codes;
+use riverlet::{Error, Result};
+
+use crate::catalog::TableMeta;
+use crate::config::ServerConfig;
+use crate::kv::KvTablet;
+use crate::log::{LogConfig, LogTablet};
+
+/// Identifies one bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TableBucket {
+    /// Table id.
+    pub table_id: i64,
+    /// Partition id of partitioned tables.
+    pub partition_id: Option<i64>,
+    /// Bucket number.
+    pub bucket: i32,
+}
+
+impl fmt::Display for TableBucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.partition_id {
+            Some(p) => write!(
+                f,
+                "TableBucket{{tableId={}, partitionId={p}, bucket={}}}",
+                self.table_id, self.bucket
+            ),
+            None => write!(
+                f,
+                "TableBucket{{tableId={}, bucket={}}}",
+                self.table_id, self.bucket
+            ),
+        }
+    }
+}
+
+/// One bucket's storage.
+pub struct Bucket {
+    /// Its log (the changelog for PK tables).
+    pub log: LogTablet,
+    /// Its KV state (PK tables only).
+    pub kv: Option<KvTablet>,
+}
+
+/// All buckets.
+pub struct Tablets {
+    root: PathBuf,
+    log_cfg: LogConfig,
+    kv_snapshot_bytes: u64,
+    map: Mutex<HashMap<TableBucket, Arc<RwLock<Bucket>>>>,
+}
+
+fn table_dir(root: &Path, table_id: i64, partition_id: Option<i64>) -> PathBuf {
+    match partition_id {
+        Some(p) => root.join(format!("{table_id}-p{p}")),
+        None => root.join(format!("{table_id}")),
+    }
+}
+
+impl Tablets {
+    /// Creates the registry (nothing opened yet).
+    pub fn new(cfg: &ServerConfig) -> Tablets {
+        Tablets {
+            root: cfg.data_dir.join("tablets"),
+            log_cfg: LogConfig {
+                segment_bytes: cfg.segment_bytes,
+                segment_ms: cfg.segment_ms,
+                index_interval_bytes: cfg.index_interval_bytes,
+                fsync: cfg.fsync,
+            },
+            kv_snapshot_bytes: cfg.kv_snapshot_wal_bytes,
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Opens (creating or recovering) every bucket of a table or of one partition.
+    pub fn open_buckets(&self, meta: &TableMeta, partition_id: Option<i64>) -> Result<()> {
+        for b in 0..meta.buckets {
+            let tb = TableBucket {
+                table_id: meta.entry.id,
+                partition_id,
+                bucket: b,
+            };
+            let dir = table_dir(&self.root, tb.table_id, partition_id).join(b.to_string());
+            let mut log = LogTablet::open(&dir.join("log"), tb.to_string(), self.log_cfg.clone())?;
+            let kv = if meta.is_pk() {
+                let kv =
+                    KvTablet::open(&dir.join("kv"), self.log_cfg.fsync, self.kv_snapshot_bytes)?;
+                if kv.log_offset() < log.log_end_offset() {
+                    tracing::warn!(
+                        "{tb}: changelog ends at {} but KV state only reached {}; dropping the \
+                         unacknowledged changelog tail",
+                        log.log_end_offset(),
+                        kv.log_offset()
+                    );
+                    log.truncate_to(kv.log_offset())?;
+                }
+                Some(kv)
+            } else {
+                None
+            };
+            self.map
+                .lock()
+                .expect("tablets lock")
+                .insert(tb, Arc::new(RwLock::new(Bucket { log, kv })));
+        }
+        Ok(())
+    }
+
+    /// Removes a table's (or partition's) buckets and deletes their files.
+    pub fn drop_buckets(&self, table_id: i64, partition_id: Option<i64>, all_partitions: bool) {
+        let mut map = self.map.lock().expect("tablets lock");
+        map.retain(|tb, _| {
+            !(tb.table_id == table_id && (all_partitions || tb.partition_id == partition_id))
+        });
+        drop(map);
+        if all_partitions {
+            if let Ok(rd) = std::fs::read_dir(&self.root) {
+                for e in rd.flatten() {
+                    let n = e.file_name().to_string_lossy().to_string();
+                    if n == table_id.to_string() || n.starts_with(&format!("{table_id}-p")) {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+        } else {
+            let _ = std::fs::remove_dir_all(table_dir(&self.root, table_id, partition_id));
+        }
+    }
+
+    /// The bucket, or UNKNOWN_TABLE_OR_BUCKET.
+    pub fn get(&self, tb: &TableBucket) -> Result<Arc<RwLock<Bucket>>> {
+        self.map
+            .lock()
+            .expect("tablets lock")
+            .get(tb)
+            .cloned()
+            .ok_or_else(|| {
+                Error::from_fluss(
+                    error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                    format!("Unknown table or bucket: {tb}"),
+                )
+            })
+    }
+
+    /// Every bucket.
+    pub fn all(&self) -> Vec<(TableBucket, Arc<RwLock<Bucket>>)> {
+        self.map
+            .lock()
+            .expect("tablets lock")
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect()
+    }
+
+    /// Syncs every log and snapshots every KV tablet (clean shutdown).
+    pub fn flush_all(&self) -> Result<()> {
+        for (tb, b) in self.all() {
+            let mut g = b
+                .write()
+                .map_err(|_| Error::internal("bucket lock poisoned"))?;
+            g.log.flush().map_err(|e| e.context(tb))?;
+            if let Some(kv) = g.kv.as_mut() {
+                kv.flush()?;
+                kv.snapshot()?;
+            }
+        }
+        Ok(())
+    }
+}
