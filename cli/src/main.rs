@@ -75,7 +75,7 @@ enum Command {
         /// A filter, e.g. "amount >= 10 AND dt IN ('2026-01-01')".
         #[arg(long)]
         filter: Option<String>,
-        /// A commit-time window: START [END] as epoch ms or 'yyyy-MM-dd HH:mm:ss'.
+        /// A commit-time window: START \[END\] as epoch ms or 'yyyy-MM-dd HH:mm:ss'.
         #[arg(long, num_args = 1..=2, value_names = ["START", "END"])]
         between: Vec<String>,
         /// Time zone of 'yyyy-MM-dd HH:mm:ss' bounds (default: the local zone).
