@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 
 use riverlet::metadata::{DataField, DataType, Schema, TableDescriptor, TypeKind};
 use riverlet::record::{
-    build_arrow_log_batch, ArrowCompression, ChangeType, KvBatchBuilder, KvRecordBatch,
-    LogBatchIter, LogRecordBatch,
+    build_arrow_log_batch, encode_value_batch, ArrowCompression, ChangeType, KvBatchBuilder,
+    KvRecordBatch, LogBatchIter, LogRecordBatch, ValueRecordBatch,
 };
 use riverlet::row::{
-    decode_compacted_row, decode_indexed_row, encode_compacted_row, encode_indexed_row,
-    encode_key, fluss_bucket, record_batch_to_rows, rows_to_record_batch, Datum, TimestampLtz,
-    TimestampNtz,
+    decode_compacted_row, decode_indexed_row, decode_value, encode_compacted_row,
+    encode_indexed_row, encode_key, encode_value, fluss_bucket, record_batch_to_rows,
+    rows_to_record_batch, Datum, TimestampLtz, TimestampNtz,
 };
 
 // ---------------------------------------------------------------------------------- helpers
@@ -318,10 +318,17 @@ fn check_rows(
             "{file} row {index}: Java could not encode it: {java_hex}"
         );
         let ours = enc(types, row).unwrap_or_else(|e| panic!("{file} row {index}: encode: {e}"));
-        assert_eq!(hex(&ours), *java_hex, "{file} row {index}: our bytes vs Java's");
+        assert_eq!(
+            hex(&ours),
+            *java_hex,
+            "{file} row {index}: our bytes vs Java's"
+        );
         let decoded =
             dec(types, &unhex(java_hex)).unwrap_or_else(|e| panic!("{file} row {index}: {e}"));
-        assert_eq!(&decoded, expected, "{file} row {index}: Java's bytes decoded");
+        assert_eq!(
+            &decoded, expected,
+            "{file} row {index}: Java's bytes decoded"
+        );
     }
 }
 
@@ -440,7 +447,12 @@ fn check_arrow_batch(v: &ArrowVector, names: &[&str], types: &[DataType], rows: 
     let batch = LogRecordBatch::new(&bytes).unwrap();
     assert_eq!(batch.size_in_bytes(), bytes.len(), "{}: size", v.file);
     assert_eq!(batch.magic(), v.magic, "{}: magic", v.file);
-    assert_eq!(batch.base_offset(), v.base_offset, "{}: base offset", v.file);
+    assert_eq!(
+        batch.base_offset(),
+        v.base_offset,
+        "{}: base offset",
+        v.file
+    );
     assert_eq!(batch.commit_timestamp(), 0, "{}: commit timestamp", v.file);
     if v.magic >= 1 {
         assert_eq!(batch.leader_epoch(), -1, "{}: leader epoch", v.file);
@@ -458,7 +470,12 @@ fn check_arrow_batch(v: &ArrowVector, names: &[&str], types: &[DataType], rows: 
         "{}",
         v.file
     );
-    assert_eq!(batch.is_append_only(), v.change_types.is_none(), "{}", v.file);
+    assert_eq!(
+        batch.is_append_only(),
+        v.change_types.is_none(),
+        "{}",
+        v.file
+    );
 
     let schema = schema_of(names, types);
     let (change_types, records) = batch
@@ -567,8 +584,16 @@ fn our_arrow_log_batch_header_matches_java() {
         assert!(ours_batch.is_valid());
         // Magic, commit timestamp (offsets 12..21) and schema id .. record count (25..48);
         // base offset differs only for the changelog vector (Java's test builder set 100).
-        assert_eq!(ours[12..21], java[12..21], "{file}: magic + commit timestamp");
-        assert_eq!(ours[25..48], java[25..48], "{file}: schema id .. record count");
+        assert_eq!(
+            ours[12..21],
+            java[12..21],
+            "{file}: magic + commit timestamp"
+        );
+        assert_eq!(
+            ours[25..48],
+            java[25..48],
+            "{file}: schema id .. record count"
+        );
         if change_types.is_some() {
             // The change-type vector right after the header.
             assert_eq!(ours[48..52], java[48..52], "{file}: change-type vector");
@@ -584,60 +609,137 @@ fn our_arrow_log_batch_header_matches_java() {
 
 // ------------------------------------------------------------------------- 4. KV batch
 
-#[test]
-fn kv_batch_bytes_match_java() {
-    let java = golden("kv_batch_compacted.bin");
-    let entries = tsv("kv_batch_compacted.tsv");
-    assert_eq!(entries.len(), 3);
-
-    // The key and value bytes Java wrote are what our encoders produce.
-    let key_types = [DataType::int().not_null()];
-    let value_types = [
+/// The rows GoldenGen's KV section wrote: (id, name, score), PK id.
+fn kv_value_types() -> [DataType; 3] {
+    [
         DataType::int().not_null(),
         DataType::string(),
         DataType::double(),
-    ];
-    let inputs: [(i32, Option<Vec<Datum>>); 3] = [
-        (
-            1,
-            Some(vec![Datum::Int(1), s("alice"), Datum::Double(1.5)]),
-        ),
+    ]
+}
+
+/// Upsert id=1 ('alice', 1.5), upsert id=2 ('bob', NULL), delete id=1.
+fn kv_inputs() -> [(i32, Option<Vec<Datum>>); 3] {
+    [
+        (1, Some(vec![Datum::Int(1), s("alice"), Datum::Double(1.5)])),
         (2, Some(vec![Datum::Int(2), s("bob"), Datum::Null])),
         (1, None),
-    ];
-    let mut builder = KvBatchBuilder::new(1);
-    for (entry, (id, value)) in entries.iter().zip(&inputs) {
+    ]
+}
+
+fn check_kv_batch(
+    prefix: &str,
+    schema_id: i16,
+    writer_id: i64,
+    batch_sequence: i32,
+    enc: Encode,
+    dec: Decode,
+) {
+    let java = golden(&format!("{prefix}.bin"));
+    let entries = tsv(&format!("{prefix}.tsv"));
+    assert_eq!(entries.len(), 3);
+    let key_types = [DataType::int().not_null()];
+    let value_types = kv_value_types();
+
+    // The key and value bytes Java wrote are what our encoders produce.
+    let mut builder = KvBatchBuilder::new(schema_id);
+    for (entry, (id, value)) in entries.iter().zip(&kv_inputs()) {
         let [op, key_hex, value_hex] = entry.as_slice() else {
-            panic!("bad kv line {entry:?}");
+            panic!("{prefix}: bad line {entry:?}");
         };
         let key = encode_key(&key_types, &[Datum::Int(*id)]).unwrap();
-        assert_eq!(hex(&key), *key_hex, "{op} key");
-        let value = value
-            .as_ref()
-            .map(|v| encode_compacted_row(&value_types, v).unwrap());
+        assert_eq!(hex(&key), *key_hex, "{prefix}: {op} key");
+        let value = value.as_ref().map(|v| enc(&value_types, v).unwrap());
         match &value {
-            Some(v) => assert_eq!(hex(v), *value_hex, "{op} value"),
+            Some(v) => assert_eq!(hex(v), *value_hex, "{prefix}: {op} value"),
             None => assert_eq!(value_hex, "-"),
         }
         builder.append(&key, value.as_deref()).unwrap();
     }
-    let ours = builder.build(7, 3);
-    assert_eq!(hex(&ours), hex(&java), "KV batch: ours vs Java's");
+    let ours = builder.build(writer_id, batch_sequence);
+    assert_eq!(hex(&ours), hex(&java), "{prefix}: our KV batch vs Java's");
 
+    // Our reader on Java's batch.
     let view = KvRecordBatch::new(&java).unwrap();
     view.validate().unwrap();
     assert!(view.is_valid());
-    assert_eq!(view.schema_id(), 1);
-    assert_eq!(view.writer_id(), 7);
-    assert_eq!(view.batch_sequence(), 3);
+    assert_eq!(view.size_in_bytes(), java.len());
+    assert_eq!(view.schema_id(), schema_id);
+    assert_eq!(view.attributes(), 0);
+    assert_eq!(view.writer_id(), writer_id);
+    assert_eq!(view.batch_sequence(), batch_sequence);
     assert_eq!(view.record_count(), 3);
     let records: Vec<_> = view
         .records()
         .collect::<riverlet::Result<Vec<_>>>()
         .unwrap();
-    for (rec, entry) in records.iter().zip(&entries) {
+    assert_eq!(records.len(), 3);
+    for ((rec, entry), (_, value)) in records.iter().zip(&entries).zip(&kv_inputs()) {
         assert_eq!(hex(rec.key), entry[1]);
         assert_eq!(rec.value.map(hex).unwrap_or_else(|| "-".into()), entry[2]);
+        assert_eq!(rec.is_delete(), value.is_none());
+        if let (Some(bytes), Some(row)) = (rec.value, value) {
+            assert_eq!(&dec(&value_types, bytes).unwrap(), row);
+        }
+    }
+}
+
+#[test]
+fn kv_batch_compacted_bytes_match_java() {
+    check_kv_batch(
+        "kv_batch_compacted",
+        1,
+        7,
+        3,
+        encode_compacted_row,
+        decode_compacted_row,
+    );
+}
+
+#[test]
+fn kv_batch_indexed_bytes_match_java() {
+    check_kv_batch(
+        "kv_batch_indexed",
+        2,
+        8,
+        0,
+        encode_indexed_row,
+        decode_indexed_row,
+    );
+}
+
+#[test]
+fn kv_values_and_value_record_batch_match_java() {
+    let lines = tsv("value_batch.tsv");
+    let rows = [
+        vec![Datum::Int(1), s("alice"), Datum::Double(1.5)],
+        vec![Datum::Int(2), s("bob"), Datum::Null],
+        vec![Datum::Int(3), Datum::Null, Datum::Double(-0.5)],
+    ];
+    assert_eq!(lines.len(), rows.len());
+    let types = kv_value_types();
+    let mut encoded = Vec::new();
+    for (line, row) in lines.iter().zip(&rows) {
+        let schema_id: i16 = line[0].parse().unwrap();
+        let row_bytes = encode_compacted_row(&types, row).unwrap();
+        assert_eq!(hex(&row_bytes), line[1], "compacted row");
+        assert_eq!(hex(&encode_value(schema_id, &row_bytes)), line[2], "value");
+        let java_value = unhex(&line[2]);
+        let (sid, rest) = decode_value(&java_value).unwrap();
+        assert_eq!((sid, rest), (schema_id, row_bytes.as_slice()));
+        encoded.push((schema_id, row_bytes));
+    }
+    let java = golden("value_batch.bin");
+    let refs: Vec<(i16, &[u8])> = encoded.iter().map(|(i, r)| (*i, r.as_slice())).collect();
+    assert_eq!(hex(&encode_value_batch(&refs)), hex(&java), "value batch");
+
+    let view = ValueRecordBatch::new(&java).unwrap();
+    assert_eq!(view.size_in_bytes(), java.len());
+    assert_eq!(view.record_count(), 3);
+    let records = view.to_vec().unwrap();
+    for (rec, (sid, row)) in records.iter().zip(&encoded) {
+        assert_eq!(rec.schema_id, *sid);
+        assert_eq!(rec.row, row.as_slice());
     }
 }
 
@@ -688,7 +790,10 @@ fn pk_partitioned_table_descriptor_json_from_java_parses_and_round_trips() {
     assert_eq!(point.id, 3);
     match &point.data_type.kind {
         TypeKind::Row(fields) => {
-            assert_eq!(fields.iter().map(|f| f.field_id).collect::<Vec<_>>(), [4, 5])
+            assert_eq!(
+                fields.iter().map(|f| f.field_id).collect::<Vec<_>>(),
+                [4, 5]
+            )
         }
         other => panic!("point is {other:?}"),
     }

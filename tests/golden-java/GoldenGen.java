@@ -15,6 +15,7 @@ import org.apache.fluss.metadata.LogFormat;
 import org.apache.fluss.metadata.Schema;
 import org.apache.fluss.metadata.TableDescriptor;
 import org.apache.fluss.record.ChangeType;
+import org.apache.fluss.record.DefaultValueRecordBatch;
 import org.apache.fluss.record.KvRecordBatchBuilder;
 import org.apache.fluss.record.MemoryLogRecordsArrowBuilder;
 import org.apache.fluss.record.bytesview.BytesView;
@@ -36,6 +37,7 @@ import org.apache.fluss.row.encode.CompactedRowEncoder;
 import org.apache.fluss.row.encode.IndexedRowEncoder;
 import org.apache.fluss.row.encode.KeyEncoder;
 import org.apache.fluss.row.encode.RowEncoder;
+import org.apache.fluss.row.encode.ValueEncoder;
 import org.apache.fluss.shaded.arrow.org.apache.arrow.memory.RootAllocator;
 import org.apache.fluss.shaded.netty4.io.netty.buffer.ByteBuf;
 import org.apache.fluss.types.DataType;
@@ -467,6 +469,46 @@ public final class GoldenGen {
         builder.close();
         writeBin("kv_batch_compacted.bin", viewBytes(builder.build()));
         writeText("kv_batch_compacted.tsv", lines);
+
+        // The same upserts + delete with KvFormat INDEXED (IndexedRow values), writer 8, seq 0.
+        IndexedRowEncoder indexedEncoder = new IndexedRowEncoder(types);
+        List<String> indexedLines = new ArrayList<>();
+        indexedLines.add("# KV batch: schema id 2, KvFormat INDEXED, writer id 8, batch sequence 0");
+        indexedLines.add("# op\tkey_hex\tvalue_hex (indexed row; '-' for a delete)");
+        UnmanagedPagedOutputView indexedView = new UnmanagedPagedOutputView(64 * 1024);
+        KvRecordBatchBuilder indexedBuilder =
+                KvRecordBatchBuilder.builder(2, 1 << 20, indexedView, KvFormat.INDEXED);
+        for (Object[] u : upserts) {
+            byte[] key = keyEncoder.encodeKey(GenericRow.of(u));
+            BinaryRow value = encodeRow(indexedEncoder, u).copy();
+            indexedBuilder.append(key, value);
+            indexedLines.add("upsert\t" + hex(key) + "\t" + hex(rowBytes(value)));
+        }
+        indexedBuilder.append(delKey, null);
+        indexedLines.add("delete\t" + hex(delKey) + "\t-");
+        indexedBuilder.setWriterState(8L, 0);
+        indexedBuilder.close();
+        writeBin("kv_batch_indexed.bin", viewBytes(indexedBuilder.build()));
+        writeText("kv_batch_indexed.tsv", indexedLines);
+
+        // Values as the KV store keeps them (schema id prefix) and a value record batch of
+        // them (the records of LimitScan / ScanKv responses): schema ids 1, 1, 2.
+        List<String> valueLines = new ArrayList<>();
+        valueLines.add("# ValueEncoder.encodeValue(schema_id, compacted row): schema_id\trow_hex\tvalue_hex");
+        DefaultValueRecordBatch.Builder valueBatch = DefaultValueRecordBatch.builder();
+        short[] schemaIds = {1, 1, 2};
+        Object[][] valueRows = {upserts[0], upserts[1], {3, null, -0.5d}};
+        for (int i = 0; i < valueRows.length; i++) {
+            BinaryRow row = encodeRow(valueEncoder, valueRows[i]).copy();
+            valueLines.add(schemaIds[i] + "\t" + hex(rowBytes(row)) + "\t"
+                    + hex(ValueEncoder.encodeValue(schemaIds[i], row)));
+            valueBatch.append(schemaIds[i], row);
+        }
+        DefaultValueRecordBatch built = valueBatch.build();
+        byte[] batchBytes = new byte[built.sizeInBytes()];
+        built.getSegment().get(built.getPosition(), batchBytes, 0, batchBytes.length);
+        writeBin("value_batch.bin", batchBytes);
+        writeText("value_batch.tsv", valueLines);
     }
 
     // ------------------------------------------------------------------ 5. table descriptors
