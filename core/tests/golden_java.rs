@@ -854,3 +854,63 @@ fn log_table_descriptor_json_from_java_parses_and_round_trips() {
     assert_eq!(json_value(&ours), json_value(&java));
     assert_eq!(TableDescriptor::from_json(&ours).unwrap(), d);
 }
+
+// ------------------------------------------------------------- reverse check (Java reads ours)
+
+/// Writes Riverlet-built Arrow log batches of the golden rows and our table JSON into
+/// `$RIVERLET_GOLDEN_JAVA_OUT`, for `tests/golden-java/verify.sh` to read with Fluss's Java
+/// readers. Does nothing when the variable is unset (the normal `cargo test` run).
+#[test]
+fn write_riverlet_vectors_for_java() {
+    let Some(dir) = std::env::var_os("RIVERLET_GOLDEN_JAVA_OUT") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+
+    let types = scalar_types();
+    let schema = schema_of(&SCALAR_NAMES, &types).to_arrow();
+    let batch = rows_to_record_batch(&schema, &types, &scalar_rows()).unwrap();
+    for (name, compression, change_types) in [
+        ("riverlet_log_arrow_v0_scalar_none.bin", ArrowCompression::None, None),
+        (
+            "riverlet_log_arrow_v0_scalar_zstd.bin",
+            ArrowCompression::Zstd { level: 3 },
+            None,
+        ),
+        (
+            "riverlet_log_arrow_v0_scalar_lz4.bin",
+            ArrowCompression::Lz4Frame,
+            None,
+        ),
+        (
+            "riverlet_log_arrow_v0_changelog_zstd.bin",
+            ArrowCompression::Zstd { level: 3 },
+            Some(&CHANGELOG[..]),
+        ),
+    ] {
+        let bytes = build_arrow_log_batch(1, &batch, compression, change_types, 7, 3).unwrap();
+        write(name, &bytes);
+        // Java's own batch of the same rows, as the control.
+        let java_name = name.replace("riverlet_", "java_");
+        write(&java_name, &golden(&java_name["java_".len()..]));
+    }
+    let nested = nested_types();
+    let nested_schema = schema_of(&NESTED_NAMES, &nested).to_arrow();
+    let nested_batch = rows_to_record_batch(&nested_schema, &nested, &nested_rows()).unwrap();
+    let bytes =
+        build_arrow_log_batch(1, &nested_batch, ArrowCompression::None, None, 7, 3).unwrap();
+    write("riverlet_log_arrow_v0_nested_none.bin", &bytes);
+    write(
+        "java_log_arrow_v0_nested_none.bin",
+        &golden("log_arrow_v0_nested_none.bin"),
+    );
+
+    for name in ["table_descriptor_pk_partitioned", "table_descriptor_log"] {
+        let java = golden(&format!("{name}.json"));
+        let ours = TableDescriptor::from_json(&java).unwrap().to_json();
+        write(&format!("java_{name}.json"), &java);
+        write(&format!("riverlet_{name}.json"), &ours);
+    }
+}

@@ -64,8 +64,11 @@ public final class GoldenGen {
     private static Path out;
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--verify")) {
+            System.exit(verify(Paths.get(args[1])));
+        }
         if (args.length != 1) {
-            System.err.println("usage: GoldenGen OUTPUT_DIR");
+            System.err.println("usage: GoldenGen OUTPUT_DIR | GoldenGen --verify RIVERLET_DIR");
             System.exit(2);
         }
         out = Paths.get(args[0]);
@@ -561,5 +564,193 @@ public final class GoldenGen {
                         .property("table.log.arrow.compression.zstd.level", "5")
                         .build();
         Files.write(out.resolve("table_descriptor_log.json"), log.toJsonBytes());
+    }
+
+    // ------------------------------------------------------------------ reverse check
+
+    /** A canonical text form of one value of type t, for comparing rows across row classes. */
+    private static String render(Object v, DataType t) {
+        if (v == null) {
+            return "null";
+        }
+        switch (t.getTypeRoot()) {
+            case BINARY:
+            case BYTES:
+                return "x'" + hex((byte[]) v) + "'";
+            case CHAR:
+            case STRING:
+                return "'" + v + "'";
+            case ARRAY: {
+                org.apache.fluss.row.InternalArray a = (org.apache.fluss.row.InternalArray) v;
+                DataType et = t.getChildren().get(0);
+                org.apache.fluss.row.InternalArray.ElementGetter g =
+                        org.apache.fluss.row.InternalArray.createElementGetter(et);
+                List<String> items = new ArrayList<>();
+                for (int i = 0; i < a.size(); i++) {
+                    items.add(render(g.getElementOrNull(a, i), et));
+                }
+                return "[" + String.join(", ", items) + "]";
+            }
+            case MAP: {
+                org.apache.fluss.row.InternalMap m = (org.apache.fluss.row.InternalMap) v;
+                DataType kt = t.getChildren().get(0);
+                DataType vt = t.getChildren().get(1);
+                String ks = render(m.keyArray(), DataTypes.ARRAY(kt));
+                String vs = render(m.valueArray(), DataTypes.ARRAY(vt));
+                return "{" + ks + " -> " + vs + "}";
+            }
+            case ROW:
+                return renderRow((InternalRow) v, (RowType) t);
+            default:
+                return v.toString();
+        }
+    }
+
+    private static String renderRow(InternalRow row, RowType t) {
+        List<String> fields = new ArrayList<>();
+        for (int i = 0; i < t.getFieldCount(); i++) {
+            DataType ft = t.getTypeAt(i);
+            fields.add(render(InternalRow.createFieldGetter(ft, i).getFieldOrNull(row), ft));
+        }
+        return "(" + String.join(", ", fields) + ")";
+    }
+
+    private static org.apache.fluss.metadata.SchemaGetter fixedSchema(RowType type) {
+        Schema schema = Schema.newBuilder().fromRowType(type).build();
+        return new org.apache.fluss.metadata.SchemaGetter() {
+            public Schema getSchema(int id) {
+                return schema;
+            }
+
+            public java.util.concurrent.CompletableFuture<org.apache.fluss.metadata.SchemaInfo>
+                    getSchemaInfoAsync(int id) {
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        new org.apache.fluss.metadata.SchemaInfo(schema, id));
+            }
+
+            public org.apache.fluss.metadata.SchemaInfo getLatestSchemaInfo() {
+                return new org.apache.fluss.metadata.SchemaInfo(schema, 1);
+            }
+
+            public void release() {}
+        };
+    }
+
+    private static String renderField(InternalRow row, DataType t, int pos) {
+        try {
+            return render(InternalRow.createFieldGetter(t, pos).getFieldOrNull(row), t);
+        } catch (RuntimeException e) {
+            return "<" + e.getClass().getSimpleName() + " reading the value>";
+        }
+    }
+
+    /**
+     * Reads one Arrow log batch file with Fluss's reader and returns the differences from the
+     * rows Java was given (empty = identical).
+     */
+    private static List<String> readArrow(
+            Path file, RowType type, List<Object[]> rows, ChangeType[] changeTypes) throws Exception {
+        List<String> diffs = new ArrayList<>();
+        if (!Files.exists(file)) {
+            diffs.add("missing file");
+            return diffs;
+        }
+        org.apache.fluss.record.MemoryLogRecords records =
+                org.apache.fluss.record.MemoryLogRecords.pointToBytes(Files.readAllBytes(file));
+        org.apache.fluss.record.LogRecordReadContext ctx =
+                org.apache.fluss.record.LogRecordReadContext.createArrowReadContext(
+                        type, 1, fixedSchema(type));
+        int n = 0;
+        int batches = 0;
+        for (org.apache.fluss.record.LogRecordBatch batch : records.batches()) {
+            batches++;
+            try {
+                batch.ensureValid();
+            } catch (RuntimeException e) {
+                diffs.add("batch " + batches + ": " + e);
+            }
+            if (batch.schemaId() != 1 || batch.writerId() != 7L || batch.batchSequence() != 3
+                    || batch.getRecordCount() != rows.size()) {
+                diffs.add("header " + batch);
+            }
+            try (org.apache.fluss.utils.CloseableIterator<org.apache.fluss.record.LogRecord> it =
+                    batch.records(ctx)) {
+                while (it.hasNext()) {
+                    org.apache.fluss.record.LogRecord rec = it.next();
+                    ChangeType wantCt = changeTypes == null ? ChangeType.APPEND_ONLY : changeTypes[n];
+                    if (rec.getChangeType() != wantCt || rec.logOffset() != n) {
+                        diffs.add("row " + n + ": change type " + rec.getChangeType() + " offset "
+                                + rec.logOffset() + ", expected " + wantCt + " " + n);
+                    }
+                    GenericRow want = genericRow(rows.get(n));
+                    for (int i = 0; i < type.getFieldCount(); i++) {
+                        String got = renderField(rec.getRow(), type.getTypeAt(i), i);
+                        String exp = renderField(want, type.getTypeAt(i), i);
+                        if (!got.equals(exp)) {
+                            diffs.add("row " + n + " " + type.getFieldNames().get(i) + ": Java reads "
+                                    + got + ", expected " + exp);
+                        }
+                    }
+                    n++;
+                }
+            }
+        }
+        if (batches != 1 || n != rows.size()) {
+            diffs.add(batches + " batches, " + n + " rows");
+        }
+        ctx.close();
+        return diffs;
+    }
+
+    /**
+     * Reads Riverlet's batch and, as a control, the batch Java itself wrote for the same rows;
+     * differences that Java's own batch shows too are Fluss reader limits, not Riverlet's.
+     */
+    private static int verifyArrow(
+            Path dir, String name, RowType type, List<Object[]> rows, ChangeType[] changeTypes)
+            throws Exception {
+        List<String> ours = readArrow(dir.resolve("riverlet_" + name + ".bin"), type, rows, changeTypes);
+        List<String> control = readArrow(dir.resolve("java_" + name + ".bin"), type, rows, changeTypes);
+        int failures = 0;
+        for (String d : ours) {
+            if (control.contains(d)) {
+                System.err.println("  note riverlet_" + name + ": " + d + " (Java's own batch too)");
+            } else {
+                System.err.println("  FAIL riverlet_" + name + ": " + d);
+                failures++;
+            }
+        }
+        System.err.println((failures == 0 ? "ok   " : "FAIL ") + "riverlet_" + name + ".bin");
+        return failures;
+    }
+
+    private static int verify(Path dir) throws Exception {
+        ChangeType[] cts = {ChangeType.INSERT, ChangeType.UPDATE_BEFORE, ChangeType.UPDATE_AFTER, ChangeType.DELETE};
+        int failures = 0;
+        failures += verifyArrow(dir, "log_arrow_v0_scalar_none", scalarType(), scalarRows(), null);
+        failures += verifyArrow(dir, "log_arrow_v0_scalar_zstd", scalarType(), scalarRows(), null);
+        failures += verifyArrow(dir, "log_arrow_v0_scalar_lz4", scalarType(), scalarRows(), null);
+        failures += verifyArrow(dir, "log_arrow_v0_changelog_zstd", scalarType(), scalarRows(), cts);
+        failures += verifyArrow(dir, "log_arrow_v0_nested_none", nestedType(), nestedRows(), null);
+        // Our table JSON must parse in Java to the descriptor Java itself wrote.
+        for (String name : new String[] {"table_descriptor_pk_partitioned", "table_descriptor_log"}) {
+            Path ours = dir.resolve("riverlet_" + name + ".json");
+            Path javas = dir.resolve("java_" + name + ".json");
+            if (!Files.exists(ours) || !Files.exists(javas)) {
+                System.err.println("MISSING " + ours + " or " + javas);
+                failures++;
+                continue;
+            }
+            TableDescriptor a = TableDescriptor.fromJsonBytes(Files.readAllBytes(ours));
+            TableDescriptor b = TableDescriptor.fromJsonBytes(Files.readAllBytes(javas));
+            boolean same = a.equals(b);
+            System.err.println((same ? "ok   " : "FAIL ") + ours.getFileName());
+            if (!same) {
+                System.err.println("  java reads ours as " + a + "\n  java's own        " + b);
+                failures++;
+            }
+        }
+        System.err.println(failures == 0 ? "verify: all ok" : "verify: " + failures + " failure(s)");
+        return failures == 0 ? 0 : 1;
     }
 }

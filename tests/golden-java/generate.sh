@@ -3,8 +3,10 @@
 # classes (fluss-server fat jar from Maven Central, resolved by tests/fluss-cluster/fetch.sh).
 #
 # Usage: tests/golden-java/generate.sh [--offline] [OUTPUT_DIR]
-#   OUTPUT_DIR defaults to core/tests/golden/java. Needs a JDK 17 (javac + java) and Maven
-#   (only for fetch.sh; no other network use).
+#        tests/golden-java/generate.sh [--offline] --verify RIVERLET_DIR
+#   OUTPUT_DIR defaults to core/tests/golden/java. --verify instead reads the batches and table
+#   JSON that Riverlet wrote into RIVERLET_DIR (see verify.sh) with Fluss's own readers.
+#   Needs a JDK 17 (javac + java) and Maven (only for fetch.sh; no other network use).
 # Environment: FLUSS_CLASSPATH skips fetch.sh; JAVA_HOME picks the JDK.
 set -euo pipefail
 
@@ -12,16 +14,23 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 
 fetch_args=(--quiet)
-outdir=""
+outdir="" verify=0
 for arg in "$@"; do
   case "$arg" in
     --offline) fetch_args+=(--offline) ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --verify) verify=1 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "generate.sh: unknown option $arg" >&2; exit 2 ;;
     *) outdir="$arg" ;;
   esac
 done
-outdir="${outdir:-$ROOT/core/tests/golden/java}"
+if [ "$verify" = 1 ]; then
+  [ -n "$outdir" ] || { echo "generate.sh: --verify needs RIVERLET_DIR" >&2; exit 2; }
+  run_args=(--verify "$outdir")
+else
+  outdir="${outdir:-$ROOT/core/tests/golden/java}"
+  run_args=("$outdir")
+fi
 
 if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
   JAVA="$JAVA_HOME/bin/java"; JAVAC="$JAVA_HOME/bin/javac"
@@ -38,7 +47,7 @@ trap 'rm -rf "$build"' EXIT
 
 "$JAVAC" --release 17 -nowarn -cp "$classpath" -d "$build" "$HERE/GoldenGen.java"
 
-mkdir -p "$outdir"
+[ "$verify" = 1 ] || mkdir -p "$outdir"
 # Same JVM flags start.sh gives the Fluss servers (Arrow reflects into java.nio).
 timeout 300 "$JAVA" -XX:+IgnoreUnrecognizedVMOptions -Xmx512m \
   --add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED \
@@ -46,4 +55,4 @@ timeout 300 "$JAVA" -XX:+IgnoreUnrecognizedVMOptions -Xmx512m \
   --add-opens=java.base/java.lang=ALL-UNNAMED \
   --add-opens=java.base/java.util=ALL-UNNAMED \
   -Duser.timezone=UTC \
-  -cp "$classpath:$build" GoldenGen "$outdir" 2> >(grep -v 'Unknown module: org.apache.arrow.memory.core' >&2)
+  -cp "$classpath:$build" GoldenGen "${run_args[@]}" 2> >(grep -v 'Unknown module: org.apache.arrow.memory.core' >&2)
