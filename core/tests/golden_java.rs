@@ -48,7 +48,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Vec<u8> {
-    assert!(text.len() % 2 == 0, "odd hex length: {text}");
+    assert!(text.len().is_multiple_of(2), "odd hex length: {text}");
     (0..text.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex digit"))
@@ -873,7 +873,11 @@ fn write_riverlet_vectors_for_java() {
     let schema = schema_of(&SCALAR_NAMES, &types).to_arrow();
     let batch = rows_to_record_batch(&schema, &types, &scalar_rows()).unwrap();
     for (name, compression, change_types) in [
-        ("riverlet_log_arrow_v0_scalar_none.bin", ArrowCompression::None, None),
+        (
+            "riverlet_log_arrow_v0_scalar_none.bin",
+            ArrowCompression::None,
+            None,
+        ),
         (
             "riverlet_log_arrow_v0_scalar_zstd.bin",
             ArrowCompression::Zstd { level: 3 },
