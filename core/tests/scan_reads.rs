@@ -116,7 +116,23 @@ async fn read_is_bounded_at_planning_while_writes_continue() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pk_latest_view_count_and_lookups() {
-    let env = TestEnv::new();
+    pk_latest_view_case(TestEnv::new()).await;
+}
+
+/// The same through the Apache Fluss 0.9.x path (no ScanKv: changelog replayed and folded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pk_latest_view_without_scan_kv() {
+    let Some(env) = TestEnv::embedded_only(
+        "makes the embedded server hide ScanKv; against the real server the test above covers \
+         whichever path it offers",
+        |c| c.fluss_0_9_apis = true,
+    ) else {
+        return;
+    };
+    pk_latest_view_case(env).await;
+}
+
+async fn pk_latest_view_case(env: TestEnv) {
     let conn = env.connect().await;
     let p = env.path("pk_view");
     let table = create_table(&conn, &p, descriptor(true, true, 3)).await;
@@ -341,7 +357,23 @@ async fn subscriptions_from_each_startup_mode() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pk_full_subscription_snapshots_then_follows_the_log() {
-    let env = TestEnv::new();
+    pk_full_subscription_case(TestEnv::new()).await;
+}
+
+/// The same through the Apache Fluss 0.9.x path (no ScanKv: changelog replayed and folded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pk_full_subscription_without_scan_kv() {
+    let Some(env) = TestEnv::embedded_only(
+        "makes the embedded server hide ScanKv; against the real server the test above covers \
+         whichever path it offers",
+        |c| c.fluss_0_9_apis = true,
+    ) else {
+        return;
+    };
+    pk_full_subscription_case(env).await;
+}
+
+async fn pk_full_subscription_case(env: TestEnv) {
     let conn = env.connect().await;
     let table = create_table(&conn, &env.path("pk_subs"), descriptor(true, false, 2)).await;
     upsert(&table, &[(1, "a", "eu"), (2, "b", "eu")]).await;
