@@ -394,13 +394,20 @@ mod tests {
         )]));
         let batch_of = |values: Vec<i64>| {
             RecordBatch::try_new(
-                Arc::new(Schema::new(vec![Field::new("amount", ArrowType::Int64, true)])),
+                Arc::new(Schema::new(vec![Field::new(
+                    "amount",
+                    ArrowType::Int64,
+                    true,
+                )])),
                 vec![Arc::new(arrow_array::Int64Array::from(values))],
             )
             .unwrap()
         };
         let out = conform_batch(&path(), &target, &batch_of(vec![10, -20])).unwrap();
-        assert_eq!(out.column(0).as_primitive::<Int32Type>().values(), &[10, -20]);
+        assert_eq!(
+            out.column(0).as_primitive::<Int32Type>().values(),
+            &[10, -20]
+        );
         let e = conform_batch(&path(), &target, &batch_of(vec![1, 3_000_000_000])).unwrap_err();
         assert!(e.message().contains("column 'amount'"), "{e}");
         assert!(e.message().contains("3000000000"), "{e}");
