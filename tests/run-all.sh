@@ -43,6 +43,7 @@ run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-
 run_suite "cargo build" cargo build --workspace --all-targets
 run_suite "rust tests" cargo test --workspace --all-targets
 run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
+run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 
 # The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
 # the example under ASan/UBSan/LSan.
