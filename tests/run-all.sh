@@ -56,6 +56,8 @@ run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
   "$PY" -m pytest -q tests/interop
+# The same Rust and pyfluss suites against the real Apache Fluss server (Maven Central jars).
+run_suite "real Apache Fluss interop (Rust + pyfluss)" bash tests/fluss-cluster/run-interop.sh
 
 echo
 if [ "$failed" -gt 0 ]; then
