@@ -42,6 +42,8 @@ run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 run_suite "cargo build" cargo build --workspace --all-targets
 run_suite "rust tests" cargo test --workspace --all-targets
+run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
+run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 
 # The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
 # the example under ASan/UBSan/LSan.
@@ -54,6 +56,8 @@ run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
   "$PY" -m pytest -q tests/interop
+# The same Rust and pyfluss suites against the real Apache Fluss server (Maven Central jars).
+run_suite "real Apache Fluss interop (Rust + pyfluss)" bash tests/fluss-cluster/run-interop.sh
 
 echo
 if [ "$failed" -gt 0 ]; then
