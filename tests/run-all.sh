@@ -58,6 +58,8 @@ run_suite "pyfluss interop (official client vs embedded server)" \
   "$PY" -m pytest -q tests/interop
 # The same Rust and pyfluss suites against the real Apache Fluss server (Maven Central jars).
 run_suite "real Apache Fluss interop (Rust + pyfluss)" bash tests/fluss-cluster/run-interop.sh
+# Fluss's own Java readers (from the Maven Central jar) read the batches Riverlet writes.
+run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
 
 echo
 if [ "$failed" -gt 0 ]; then
