@@ -1,6 +1,9 @@
-//! The writer pipeline against a scripted in-process Fluss server (real TCP, real framing):
-//! idempotent sequences, retries after NOT_LEADER_OR_FOLLOWER with a metadata refresh, linger
-//! batching, errors with their Fluss code. Needs nothing but core's own codecs.
+//! Fault injection for the writer pipeline: faults a healthy single-node server never produces
+//! (a NOT_LEADER_OR_FOLLOWER answer that must trigger a metadata refresh and a retry with the
+//! same sequence, an injected error code that must reach the write's future), played by a
+//! scripted peer over real TCP and real framing. Every behaviour a real server can show is
+//! asserted against the real servers instead (embedded riverlet-server and Apache Fluss: the
+//! other `client_*`, `scan_*` and `time_range_*` suites); this file only covers the error paths.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
