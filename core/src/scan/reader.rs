@@ -26,6 +26,9 @@ use crate::{Error, Result};
 
 /// Bytes asked per bucket in one FetchLog.
 const FETCH_BUCKET_BYTES: i32 = 8 * 1024 * 1024;
+/// Bytes asked per bucket in one FetchLog of a time-range read: a window usually ends long
+/// before 8 MiB of log, and what the server sends past its end is wasted.
+const WINDOW_FETCH_BUCKET_BYTES: i32 = 2 * 1024 * 1024;
 /// Bytes asked per FetchLog.
 const FETCH_MAX_BYTES: i32 = 16 * 1024 * 1024;
 /// Bytes asked per ScanKv round trip.
@@ -430,6 +433,7 @@ pub(crate) async fn fetch_once(
     end: Option<i64>,
     columns: &FetchColumns<'_>,
     max_wait_ms: Option<i32>,
+    window: Option<&PinnedRange>,
 ) -> Result<(Vec<FetchedBatch>, i64, Option<i64>)> {
     let (fetch_cols, projected, fetch_schema) = (columns.cols, columns.projected, columns.schema);
     let info = &table.info;
@@ -448,7 +452,11 @@ pub(crate) async fn fetch_once(
                 partition_id: b.partition_id,
                 bucket_id: b.bucket,
                 fetch_offset: offset,
-                max_fetch_bytes: FETCH_BUCKET_BYTES,
+                max_fetch_bytes: if window.is_some() {
+                    WINDOW_FETCH_BUCKET_BYTES
+                } else {
+                    FETCH_BUCKET_BYTES
+                },
             }],
             ..Default::default()
         }],
@@ -513,6 +521,27 @@ pub(crate) async fn fetch_once(
         if end.is_some_and(|e| batch.base_offset() >= e) {
             break;
         }
+        // A time-range read judges a batch by the commit timestamp in its header, before paying
+        // for its CRC and Arrow decoding: batches before the window are skipped, and the first
+        // one at or after its end stops the fetch. That batch is handed on without rows so the
+        // caller sees where the window ended (commit time never decreases within a bucket).
+        if let Some(w) = window {
+            let ts = batch.commit_timestamp();
+            if w.is_after(ts) {
+                out.push(FetchedBatch {
+                    commit_timestamp: ts,
+                    first_offset: batch.base_offset(),
+                    change_types: None,
+                    rows: RecordBatch::new_empty(fetch_schema.clone()),
+                });
+                next = batch.base_offset().max(offset);
+                break;
+            }
+            if !w.contains(ts) {
+                next = batch.next_offset();
+                continue;
+            }
+        }
         // A projected batch keeps the header (and CRC) of the stored one while its payload is
         // re-encoded, so its CRC cannot match: Fluss's own client skips the check for projected
         // fetches, and so do we.
@@ -566,6 +595,7 @@ async fn read_log_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Res
             Some(b.end),
             &plan.fetch_columns(),
             None,
+            plan.range.as_ref(),
         )
         .await?;
         if batches.is_empty() && next == offset {
@@ -701,7 +731,8 @@ async fn fold_log(
     let mut offset = b.start;
     let mut empty = 0u32;
     'fetch: while offset < b.end {
-        let (batches, next, hw) = fetch_once(table, b, offset, Some(b.end), columns, None).await?;
+        let (batches, next, hw) =
+            fetch_once(table, b, offset, Some(b.end), columns, None, range.as_ref()).await?;
         if batches.is_empty() && next == offset {
             empty += 1;
             if hw.is_some_and(|h| h <= offset) || empty > MAX_EMPTY_FETCHES {

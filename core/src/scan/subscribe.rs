@@ -234,6 +234,7 @@ impl Subscription {
                         schema: &self.fetch_schema,
                     },
                     Some(0),
+                    None,
                 )
                 .await?;
                 self.positions[i].offset = next.max(pos.offset);
