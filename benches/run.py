@@ -44,6 +44,8 @@ TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
 SERVER_BIN = Path(os.environ.get("BENCH_SERVER_BIN", TARGET / "release" / "riverlet-server"))
 CEILING_BIN = TARGET / "bench" / "tcp_ceiling"
 WORKER = HERE / "worker.py"
+# numpy's OpenBLAS threads (pyarrow imports numpy) otherwise spin on the 2 cores in every worker
+WORKER_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
 BOOTSTRAP_RE = re.compile(r"bootstrap:\s*(\S+:\d+)")
 
 T_START = time.monotonic()
@@ -213,7 +215,7 @@ def run_worker(spec: dict, timeout: float) -> dict:
     """Runs one measurement in a fresh process; adds its peak RSS (KiB) from os.wait4."""
     proc = subprocess.Popen(
         [sys.executable, str(WORKER)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=WORKER_ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     proc.stdin.write(json.dumps(spec))
     proc.stdin.close()
