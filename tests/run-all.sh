@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test suite of the repository; the README's test command (`make test`) calls this.
-# Each suite's result is collected; the script exits non-zero if any failed and ends with one
-# summary line.
+# It installs what it needs through the package managers only (pinned; Python packages in the
+# virtualenv .venv inside the repository), builds everything, runs each suite, exits non-zero
+# if any failed, and ends with one summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
 
 passed=0
 failed=0
@@ -12,18 +16,38 @@ failed_names=()
 run_suite() {
   local name=$1
   shift
+  echo
   echo "=== suite: $name"
+  local t0=$SECONDS
   if "$@"; then
     passed=$((passed + 1))
+    echo "=== suite: $name: ok ($((SECONDS - t0)) s)"
   else
     failed=$((failed + 1))
     failed_names+=("$name")
+    echo "=== suite: $name: FAILED ($((SECONDS - t0)) s)"
   fi
 }
 
+setup_venv() {
+  if [ ! -x "$PY" ]; then
+    python3 -m venv "$VENV" || return 1
+  fi
+  "$PY" -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt
+}
+
+# The Rust side first: lint, build, unit and integration tests against the embedded server.
 run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
+run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
+run_suite "cargo build" cargo build --workspace --all-targets
 run_suite "rust tests" cargo test --workspace --all-targets
+
+# Python: one virtualenv for the interop suite (pyfluss) and the riverlet package.
+run_suite "python venv" setup_venv
+run_suite "pyfluss interop (official client vs embedded server)" \
+  env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
+  "$PY" -m pytest -q tests/interop
 
 echo
 if [ "$failed" -gt 0 ]; then

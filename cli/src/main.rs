@@ -1,1 +1,325 @@
-fn main() {}
+//! The `riverlet` command line: serve an embedded server, run the demo, and poke at any Fluss
+//! server (list tables, create a table, read with projection, filter, time range and limit).
+
+mod demo;
+mod scenario;
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use arrow_array::RecordBatch;
+use clap::{Args, Parser, Subcommand};
+use riverlet::blocking::Connection;
+use riverlet::client::ClientConfig;
+use riverlet::metadata::{parse_columns, Schema, TableDescriptor, TablePath};
+use riverlet::scan::time::TimePoint;
+use riverlet::{Error, Result};
+
+#[derive(Parser)]
+#[command(
+    name = "riverlet",
+    version,
+    about = "Riverlet: an Arrow-native client for Apache Fluss"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the embedded single-node Fluss-compatible server in the foreground.
+    Serve(riverlet_server::ServeArgs),
+    /// Start an embedded server on a temporary directory and run the seed scenarios on it.
+    Demo,
+    /// List databases and their tables.
+    Tables {
+        #[command(flatten)]
+        conn: ConnArgs,
+        /// Only this database.
+        #[arg(long)]
+        database: Option<String>,
+    },
+    /// Create a table (and its database when missing).
+    CreateTable {
+        /// The table, as database.table.
+        table: String,
+        /// Columns, e.g. "order_id BIGINT NOT NULL, item STRING, dt STRING".
+        #[arg(long)]
+        schema: String,
+        /// Primary-key columns, comma separated.
+        #[arg(long = "primary-key", value_delimiter = ',')]
+        primary_key: Vec<String>,
+        /// Partition columns, comma separated.
+        #[arg(long = "partition-by", value_delimiter = ',')]
+        partition_by: Vec<String>,
+        /// Bucket count (the server's default when omitted).
+        #[arg(long)]
+        buckets: Option<i32>,
+        /// Bucket-key columns, comma separated.
+        #[arg(long = "bucket-key", value_delimiter = ',')]
+        bucket_key: Vec<String>,
+        /// A table property KEY=VALUE; repeatable.
+        #[arg(long = "property", value_name = "KEY=VALUE")]
+        properties: Vec<String>,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+    /// Read a table: projection, filter, a commit-time window [START, END) and a limit.
+    Read {
+        /// The table, as database.table.
+        table: String,
+        /// Columns to return, comma separated.
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
+        /// A filter, e.g. "amount >= 10 AND dt IN ('2026-01-01')".
+        #[arg(long)]
+        filter: Option<String>,
+        /// A commit-time window: START [END] as epoch ms or 'yyyy-MM-dd HH:mm:ss'.
+        #[arg(long, num_args = 1..=2, value_names = ["START", "END"])]
+        between: Vec<String>,
+        /// Time zone of 'yyyy-MM-dd HH:mm:ss' bounds (default: the local zone).
+        #[arg(long)]
+        tz: Option<String>,
+        /// At most this many rows.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Show the changelog (change type, offset, commit timestamp) instead of the rows.
+        #[arg(long)]
+        changelog: bool,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+}
+
+#[derive(Args)]
+struct ConnArgs {
+    /// Bootstrap servers, host:port[,host:port...].
+    #[arg(long, env = "RIVERLET_BOOTSTRAP", default_value = "127.0.0.1:9123")]
+    bootstrap: String,
+    /// SASL/PLAIN user name.
+    #[arg(long)]
+    username: Option<String>,
+    /// SASL/PLAIN password.
+    #[arg(long, env = "RIVERLET_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
+}
+
+impl ConnArgs {
+    fn connect(&self) -> Result<Connection> {
+        let mut config = ClientConfig::new(&self.bootstrap);
+        if let Some(user) = &self.username {
+            config = config.with_sasl_plain(user, self.password.clone().unwrap_or_default());
+        }
+        Connection::connect(config)
+    }
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RIVERLET_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => riverlet_server::run_cli_serve(&args),
+        Command::Demo => demo::run(),
+        Command::Tables { conn, database } => tables(&conn, database.as_deref()),
+        Command::CreateTable {
+            table,
+            schema,
+            primary_key,
+            partition_by,
+            buckets,
+            bucket_key,
+            properties,
+            conn,
+        } => create_table(
+            &conn,
+            &table,
+            &schema,
+            primary_key,
+            partition_by,
+            buckets,
+            bucket_key,
+            &properties,
+        ),
+        Command::Read {
+            table,
+            columns,
+            filter,
+            between,
+            tz,
+            limit,
+            changelog,
+            conn,
+        } => read(
+            &conn,
+            &table,
+            &columns,
+            filter.as_deref(),
+            &between,
+            tz.as_deref(),
+            limit,
+            changelog,
+        ),
+    };
+    if let Err(e) = result {
+        eprintln!("riverlet: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn tables(conn: &ConnArgs, database: Option<&str>) -> Result<()> {
+    let conn = conn.connect()?;
+    let admin = conn.admin();
+    let databases = match database {
+        Some(d) => vec![d.to_string()],
+        None => admin.list_databases()?,
+    };
+    for db in databases {
+        println!("{db}");
+        for t in admin.list_tables(&db)? {
+            let info = admin.table_info(&TablePath::new(&db, &t))?;
+            let d = &info.descriptor;
+            let mut kind = if d.has_primary_key() {
+                format!(
+                    "primary key ({})",
+                    d.schema.primary_key.clone().unwrap_or_default().join(", ")
+                )
+            } else {
+                "log".to_string()
+            };
+            if d.is_partitioned() {
+                kind.push_str(&format!(", partitioned by ({})", d.partition_keys.join(", ")));
+            }
+            println!("  {t}  [{kind}; {} buckets]", info.num_buckets());
+            for c in &d.schema.columns {
+                println!("    {} {}", c.name, c.data_type);
+            }
+        }
+    }
+    conn.close()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn create_table(
+    conn: &ConnArgs,
+    table: &str,
+    schema_text: &str,
+    primary_key: Vec<String>,
+    partition_by: Vec<String>,
+    buckets: Option<i32>,
+    bucket_key: Vec<String>,
+    properties: &[String],
+) -> Result<()> {
+    let path = TablePath::parse(table)?;
+    let mut columns = parse_columns(schema_text)?;
+    for c in &mut columns {
+        if primary_key.contains(&c.name) {
+            c.data_type = c.data_type.clone().not_null();
+        }
+    }
+    let mut schema = Schema::builder().from_columns(columns);
+    if !primary_key.is_empty() {
+        schema = schema.primary_key(primary_key);
+    }
+    let mut builder = TableDescriptor::builder(schema.build()?)
+        .partitioned_by(partition_by)
+        .distributed_by(buckets, bucket_key);
+    for p in properties {
+        let (k, v) = p.split_once('=').ok_or_else(|| {
+            Error::invalid(format!("--property expects KEY=VALUE, got '{p}'"))
+        })?;
+        builder = builder.property(k.trim(), v.trim());
+    }
+    let descriptor = builder.build()?;
+    let conn = conn.connect()?;
+    let admin = conn.admin();
+    admin.create_database(&path.database, true)?;
+    admin.create_table(&path, &descriptor, false)?;
+    println!("created {path}");
+    conn.close()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read(
+    conn: &ConnArgs,
+    table: &str,
+    columns: &[String],
+    filter: Option<&str>,
+    between: &[String],
+    tz: Option<&str>,
+    limit: Option<usize>,
+    changelog: bool,
+) -> Result<()> {
+    let path = TablePath::parse(table)?;
+    let conn = conn.connect()?;
+    let t = conn.table(&path)?;
+    let mut scan = t.scan();
+    if !columns.is_empty() {
+        let refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+        scan = scan.project(&refs);
+    }
+    if let Some(f) = filter {
+        scan = scan.filter_text(f);
+    }
+    if let Some(zone) = tz {
+        scan = scan.time_zone(zone);
+    }
+    if let Some(start) = between.first() {
+        let end = between.get(1).map(|e| TimePoint::from(e.as_str()));
+        scan = scan.between(TimePoint::from(start.as_str()), end);
+    }
+    if let Some(n) = limit {
+        scan = scan.limit(n);
+    }
+    if changelog {
+        scan = scan.changelog(true);
+    }
+    let reader = scan.execute()?;
+    let batches = collect_with_progress(reader)?;
+    print_batches(&batches)?;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    eprintln!("{rows} row(s)");
+    conn.close()
+}
+
+/// Reads every batch, printing a progress line on stderr (when it is a terminal) for reads
+/// that take longer than a second.
+fn collect_with_progress(mut reader: riverlet::blocking::BatchReader) -> Result<Vec<RecordBatch>> {
+    let show = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut last = started;
+    let mut rows = 0usize;
+    let mut batches = Vec::new();
+    while let Some(batch) = reader.next_batch() {
+        let batch = batch?;
+        rows += batch.num_rows();
+        batches.push(batch);
+        if show && last.elapsed() > Duration::from_secs(1) {
+            last = Instant::now();
+            eprint!(
+                "\rread {rows} rows in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if show && started.elapsed() > Duration::from_secs(1) {
+        eprintln!();
+    }
+    Ok(batches)
+}
+
+/// Prints batches as a readable table.
+pub fn print_batches(batches: &[RecordBatch]) -> Result<()> {
+    if batches.iter().all(|b| b.num_rows() == 0) {
+        println!("(no rows)");
+        return Ok(());
+    }
+    println!("{}", arrow_cast::pretty::pretty_format_batches(batches)?);
+    Ok(())
+}

@@ -2,7 +2,7 @@
 //!
 //! Layers, bottom up: [`proto`] (Fluss's protobuf messages), [`rpc`] (framing and connections),
 //! [`metadata`] and [`row`] (types, schemas, row and key encodings), [`record`] (log, KV and
-//! value record batches), then [`client`], [`write`] and [`scan`] (the async client), and
+//! value record batches), then [`client`], [`write`](mod@write) and [`scan`] (the async client), and
 //! [`blocking`], the synchronous facade every binding calls.
 #![warn(missing_docs)]
 

@@ -79,7 +79,7 @@ pub enum TypeKind {
         /// Fractional-second digits, 0..=9.
         precision: u32,
     },
-    /// ARRAY<element>.
+    /// `ARRAY<element>`.
     Array(Box<DataType>),
     /// MAP<key, value>; the key is always NOT NULL.
     Map(Box<DataType>, Box<DataType>),
@@ -200,7 +200,7 @@ impl DataType {
     pub fn timestamp_ltz(precision: u32) -> Self {
         nullable(TypeKind::TimestampLtz { precision })
     }
-    /// ARRAY<element>.
+    /// `ARRAY<element>`.
     pub fn array(element: DataType) -> Self {
         nullable(TypeKind::Array(Box::new(element)))
     }

@@ -3,6 +3,7 @@
 pub mod datatype;
 pub mod error_codes;
 pub mod schema;
+pub mod sql_type;
 pub mod table;
 
 pub use datatype::{DataField, DataType, TypeKind};
@@ -10,6 +11,7 @@ pub use schema::{
     from_arrow_field, from_arrow_type, to_arrow_field, to_arrow_type, AggFunction, Column, Schema,
     SchemaBuilder,
 };
+pub use sql_type::{parse_columns, parse_data_type};
 pub use table::{
     parse_duration_ms, ArrowCompressionType, DeleteBehavior, KvFormat, LogFormat, MergeEngine,
     PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TablePath,

@@ -294,8 +294,8 @@ const READ_CHUNK: usize = 64 * 1024;
 /// Reads one frame and returns it without its length prefix; `Ok(None)` on a clean end of
 /// stream before the first byte of a frame.
 ///
-/// A stream that ends inside a frame is an [`ErrorKind::Network`] error; a negative length or one
-/// above `max_frame_size` is [`ErrorKind::Corrupt`] (the stream cannot be resynchronised after
+/// A stream that ends inside a frame is an [`ErrorKind::Network`](crate::ErrorKind::Network) error; a negative length or one
+/// above `max_frame_size` is [`ErrorKind::Corrupt`](crate::ErrorKind::Corrupt) (the stream cannot be resynchronised after
 /// either). Memory grows with the bytes actually received, not with the announced length.
 pub async fn read_frame<R: AsyncRead + Unpin + ?Sized>(
     reader: &mut R,
