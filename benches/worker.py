@@ -141,14 +141,32 @@ async def pyfluss_main(spec: dict) -> dict:
             data = load_data(spec["data"], spec.get("rows"))
             path = await pyfluss_create(conn, spec["table"], data.schema, spec["buckets"])
             table = await aw(conn.get_table(path))
-            batches = batches_of(data)
-            t_start = int(time.time() * 1000)
+            # Written in `slices` equal row ranges, each flushed (acknowledged) before the next
+            # starts and stamped with the wall-clock ms just before it starts (after the clock
+            # moved past the previous ack). The server's commit timestamps of slice k then lie in
+            # [slice_ts[k], slice_ts[k+1]): a window between two stamps holds exactly those slices.
+            slices = spec.get("slices", 100)
+            n = data.num_rows
+            bounds = [n * k // slices for k in range(slices + 1)]
+            writer = table.new_append().create_writer()
+            slice_ts = []
             t0 = time.perf_counter()
-            await pyfluss_write_batches(table, batches)
+            last_ack_ms = -1
+            for k in range(slices):
+                while int(time.time() * 1000) <= last_ack_ms:
+                    time.sleep(0.0002)
+                slice_ts.append(int(time.time() * 1000))
+                for b in batches_of(data.slice(bounds[k], bounds[k + 1] - bounds[k])):
+                    writer.write_arrow_batch(b)
+                await aw(writer.flush())
+                last_ack_ms = int(time.time() * 1000)
+            while int(time.time() * 1000) <= last_ack_ms:
+                time.sleep(0.0002)
+            slice_ts.append(int(time.time() * 1000))
             out["seconds"] = time.perf_counter() - t0
-            out["ts_start_ms"] = t_start
-            out["ts_end_ms"] = int(time.time() * 1000)
-            out["rows"] = data.num_rows
+            out["slice_ts"] = slice_ts
+            out["slice_rows"] = [bounds[k + 1] - bounds[k] for k in range(slices)]
+            out["rows"] = n
             out["table_id"] = table.get_table_info().table_id
         elif op == "create_load_pk":
             data = load_data(spec["data"], spec["rows"])
@@ -231,8 +249,40 @@ async def pyfluss_main(spec: dict) -> dict:
             out["p99_ms"] = percentile(lat, 99) * 1e3
             out["latency_n"] = len(lat)
         elif op == "between":
-            # Not a Riverlet-style call: pyfluss has no time-range read. Left to riverlet.
-            raise RuntimeError("pyfluss has no time-range read")
+            # pyfluss has no time-range read: what its user writes by hand. Offsets of the
+            # window's ends per bucket (list_offsets by timestamp), subscribe at the starts, poll
+            # batches until every bucket reached its end, cut the last batches at the end offset.
+            table = await aw(conn.get_table(pyfluss_path(spec["table"])))
+            admin = conn.get_admin()
+            path = pyfluss_path(spec["table"])
+            buckets = list(range(spec["buckets"]))
+            t0 = time.perf_counter()
+            starts = await aw(admin.list_offsets(
+                path, buckets, fluss.OffsetSpec.timestamp(int(spec["start_ms"]))))
+            ends = await aw(admin.list_offsets(
+                path, buckets, fluss.OffsetSpec.timestamp(int(spec["end_ms"]))))
+            todo = {b: (starts[b], ends[b]) for b in buckets if ends[b] > starts[b]}
+            parts = []
+            if todo:
+                scanner = await aw(table.new_scan().create_record_batch_log_scanner())
+                scanner.subscribe_buckets({b: s for b, (s, _) in todo.items()})
+                reached = {b: s for b, (s, _) in todo.items()}
+                deadline = time.monotonic() + RPC_TIMEOUT
+                while any(reached[b] < todo[b][1] for b in todo):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("time-range poll did not reach the end offsets")
+                    for rb in await aw(scanner.poll_record_batch(500)):
+                        b = rb.bucket.bucket_id
+                        end = todo[b][1]
+                        if rb.base_offset >= end:
+                            continue
+                        keep = min(rb.batch.num_rows, end - rb.base_offset)
+                        parts.append(rb.batch.slice(0, keep))
+                        reached[b] = max(reached[b], rb.last_offset + 1)
+            result = pa.Table.from_batches(parts, schema=table.arrow_schema) if parts else None
+            out["seconds"] = time.perf_counter() - t0
+            out["rows"] = result.num_rows if result is not None else 0
+            out["nbytes"] = result.nbytes if result is not None else 0
         elif op == "idle":
             table = await aw(conn.get_table(pyfluss_path(spec["table"])))
             out["rows"] = 0
