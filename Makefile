@@ -5,7 +5,7 @@ CARGO ?= cargo
 .PHONY: demo test test-rust lint bench
 
 demo:
-	$(CARGO) run --release -q -p riverlet-cli -- demo
+	$(CARGO) run -q -p riverlet-cli -- demo
 
 test:
 	bash tests/run-all.sh

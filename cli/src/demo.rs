@@ -109,10 +109,7 @@ pub fn run() -> Result<()> {
     ];
     for (table_name, label, start, end, expect_ids) in windows {
         let table = conn.table(&scenario.path(table_name))?;
-        let batches = table
-            .scan()
-            .between(start, end.map(Into::into))
-            .collect()?;
+        let batches = table.scan().between(start, end.map(Into::into)).collect()?;
         let batch = concat_sorted(&batches, Some("order_id"), table.arrow_schema(), &[])?;
         let ids: Vec<i64> = match batch.schema().index_of("order_id") {
             Ok(i) => batch
@@ -127,7 +124,9 @@ pub fn run() -> Result<()> {
         if !ok {
             failures += 1;
         }
-        let end_text = end.map_or("(open: pinned to now at planning)".to_string(), |e| e.to_string());
+        let end_text = end.map_or("(open: pinned to now at planning)".to_string(), |e| {
+            e.to_string()
+        });
         println!(
             "\n{} {table_name} between {start} and {end_text}: {label}",
             if ok { "[ok]" } else { "[MISMATCH]" }

@@ -194,7 +194,10 @@ fn tables(conn: &ConnArgs, database: Option<&str>) -> Result<()> {
                 "log".to_string()
             };
             if d.is_partitioned() {
-                kind.push_str(&format!(", partitioned by ({})", d.partition_keys.join(", ")));
+                kind.push_str(&format!(
+                    ", partitioned by ({})",
+                    d.partition_keys.join(", ")
+                ));
             }
             println!("  {t}  [{kind}; {} buckets]", info.num_buckets());
             for c in &d.schema.columns {
@@ -231,9 +234,9 @@ fn create_table(
         .partitioned_by(partition_by)
         .distributed_by(buckets, bucket_key);
     for p in properties {
-        let (k, v) = p.split_once('=').ok_or_else(|| {
-            Error::invalid(format!("--property expects KEY=VALUE, got '{p}'"))
-        })?;
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| Error::invalid(format!("--property expects KEY=VALUE, got '{p}'")))?;
         builder = builder.property(k.trim(), v.trim());
     }
     let descriptor = builder.build()?;

@@ -72,14 +72,6 @@ impl Scenario {
         self.tables.iter().map(|(n, _)| n.as_str()).collect()
     }
 
-    fn table_spec(&self, name: &str) -> Result<&Value> {
-        self.tables
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| Error::invalid(format!("scenario: unknown table '{name}'")))
-    }
-
     /// The table path of scenario table `name`.
     pub fn path(&self, name: &str) -> TablePath {
         TablePath::new(&self.database, name)
@@ -101,10 +93,7 @@ impl Scenario {
                     .collect();
                 let mut seen = Vec::new();
                 for row in json_rows(spec, "rows") {
-                    let values: Vec<String> = key_idx
-                        .iter()
-                        .map(|&i| json_text(&row[i]))
-                        .collect();
+                    let values: Vec<String> = key_idx.iter().map(|&i| json_text(&row[i])).collect();
                     if !seen.contains(&values) {
                         let spec = PartitionSpec::new(keys.iter().cloned().zip(values.clone()));
                         admin.create_partition(&path, &spec, true)?;
@@ -136,7 +125,11 @@ impl Scenario {
         let table = conn.table(&self.path(table_name))?;
         let columns: Vec<String> = read["columns"]
             .as_array()
-            .map(|a| a.iter().filter_map(|c| c.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
         let filter = read["filter"].as_str();
         let mut scan = table.scan();
@@ -197,9 +190,10 @@ pub fn descriptor_of(spec: &Value) -> Result<TableDescriptor> {
         .ok_or_else(|| Error::invalid("scenario table: missing 'columns'"))?;
     let mut text = String::new();
     for (i, c) in columns.iter().enumerate() {
-        let pair = c.as_array().filter(|p| p.len() == 2).ok_or_else(|| {
-            Error::invalid(format!("scenario column {i}: expected [name, type]"))
-        })?;
+        let pair = c
+            .as_array()
+            .filter(|p| p.len() == 2)
+            .ok_or_else(|| Error::invalid(format!("scenario column {i}: expected [name, type]")))?;
         if i > 0 {
             text.push_str(", ");
         }
@@ -212,7 +206,11 @@ pub fn descriptor_of(spec: &Value) -> Result<TableDescriptor> {
     let strings = |key: &str| -> Vec<String> {
         spec[key]
             .as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let primary_key = strings("primary_key");
@@ -275,10 +273,12 @@ fn rows_equal(actual: &[Value], expected: &[Value]) -> bool {
         && actual.iter().zip(expected).all(|(a, e)| match (a, e) {
             (Value::Array(a), Value::Array(e)) => {
                 a.len() == e.len()
-                    && a.iter().zip(e).all(|(x, y)| match (x.as_f64(), y.as_f64()) {
-                        (Some(x), Some(y)) => x == y,
-                        _ => x == y,
-                    })
+                    && a.iter()
+                        .zip(e)
+                        .all(|(x, y)| match (x.as_f64(), y.as_f64()) {
+                            (Some(x), Some(y)) => x == y,
+                            _ => x == y,
+                        })
             }
             _ => a == e,
         })

@@ -1,9 +1,26 @@
-//! The `riverlet._riverlet` extension module (placeholder until the blocking facade lands).
+//! The `riverlet._riverlet` extension module: conversion glue over `riverlet::blocking` (and
+//! `riverlet_server::LocalServer` for the in-process server). The Python package `riverlet`
+//! wraps it; see `python/riverlet/__init__.py`.
+
+mod conn;
+mod convert;
+mod errors;
+mod read;
+mod server;
+mod stream;
+
 use pyo3::prelude::*;
 
 /// The native module behind the `riverlet` package.
 #[pymodule]
 fn _riverlet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<server::PyLocalServer>()?;
+    m.add_class::<conn::PyConnection>()?;
+    m.add_class::<conn::PyTable>()?;
+    m.add_class::<stream::PyBatchStream>()?;
+    m.add_class::<read::PySubscription>()?;
+    m.add_function(wrap_pyfunction!(conn::connect, m)?)?;
+    m.add_function(wrap_pyfunction!(conn::configure_runtime, m)?)?;
     Ok(())
 }

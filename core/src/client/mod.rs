@@ -1,1 +1,47 @@
-//! (to be written)
+//! The async client: [`Connection`], [`Admin`], [`Table`].
+//!
+//! Offered to scanners and writers (the phase-2 contract):
+//!
+//! - [`ClientConfig`] `{ bootstrap_servers, connect_timeout, request_timeout, sasl, max_frame_size,
+//!   writer, retries, retry_backoff, max_retry_backoff }`, `ClientConfig::new(bootstrap)`,
+//!   `ClientConfig::from_properties(&BTreeMap)` (Fluss option names).
+//! - [`Connection`] (cheap `Clone`):
+//!   - `async connect(ClientConfig) -> Result<Connection>`, `admin() -> Admin`,
+//!     `async table(&TablePath) -> Result<Table>`, `async close()`, `is_closed()`;
+//!   - `async table_info(&TablePath) -> Result<Arc<TableInfo>>` (cached),
+//!     `async table_info_refresh(&TablePath, refresh: bool)`;
+//!   - `async partitions(&TablePath) -> Result<Vec<PartitionInfo>>`,
+//!     `async partition_id(&TablePath, name) -> Result<Option<i64>>`;
+//!   - `async leader(table_id, partition_id: Option<i64>, bucket) -> Result<Arc<ServerConnection>>`,
+//!     `async request_leader(table_id, partition_id, bucket, &req) -> Result<Resp>` (retries and
+//!     refreshes the leader on NOT_LEADER_OR_FOLLOWER / UNKNOWN_TABLE_OR_BUCKET / network errors),
+//!     `invalidate_table(table_id)`;
+//!   - `async coordinator()`, `async any_tablet_server()`.
+//! - [`Admin`]: `create_database(name, ignore_if_exists)`, `drop_database(name, ignore_if_not_exists,
+//!   cascade)`, `list_databases()`, `database_exists(name)`, `create_table(&TablePath,
+//!   &TableDescriptor, ignore_if_exists)`, `drop_table(&TablePath, ignore_if_not_exists)`,
+//!   `list_tables(db)`, `table_info(&TablePath)`, `table_exists(&TablePath)`,
+//!   `list_partitions(&TablePath)`, `create_partition(&TablePath, &PartitionSpec, ignore)`,
+//!   `drop_partition(..)`, `list_offsets(&TablePath, partition: Option<&str>, buckets: &[i32],
+//!   OffsetSpec) -> Result<BTreeMap<i32, i64>>` (empty `buckets` = all),
+//!   `list_offsets_by_id(table_id, partition_id: Option<i64>, buckets, OffsetSpec)`.
+//! - [`OffsetSpec`] `{ Earliest, Latest, Timestamp(i64) }`,
+//!   [`PartitionInfo`] `{ partition_id, spec, name }`.
+//! - [`Table`] `{ pub conn, pub info }`: `info()`, `path()`, `connection()`, `has_primary_key()`,
+//!   `new_append_writer() -> Result<AppendWriter>`,
+//!   `new_upsert_writer(Option<&[&str]>) -> Result<UpsertWriter>`. Readers (`scan()`,
+//!   `subscribe(..)`, `count()`, `new_lookuper()`) are `impl Table` blocks in `core::scan`.
+
+mod admin;
+pub(crate) mod compat;
+mod config;
+mod connection;
+pub mod retry;
+mod table;
+
+pub use admin::{Admin, OffsetSpec, PartitionInfo};
+pub use config::ClientConfig;
+pub use connection::{Connection, ServerNode};
+pub use table::Table;
+
+pub(crate) use connection::{is_stale_metadata, name_table};

@@ -1,0 +1,298 @@
+//! Client settings: bootstrap servers, timeouts, SASL, retries and the writer settings.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::rpc::{ConnectionConfig, SaslConfig};
+use crate::write::{NoKeyAssigner, WriterConfig};
+use crate::{Error, Result};
+
+/// Everything a [`super::Connection`] needs.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// `host:port[,host:port...]`: servers asked for the cluster's metadata.
+    pub bootstrap_servers: String,
+    /// Deadline of one TCP connect plus handshake.
+    pub connect_timeout: Duration,
+    /// Deadline of every request.
+    pub request_timeout: Duration,
+    /// SASL/PLAIN credentials; `None` = plaintext.
+    pub sasl: Option<SaslConfig>,
+    /// Largest response frame accepted, in bytes.
+    pub max_frame_size: usize,
+    /// Writer batching, memory, acks and retries.
+    pub writer: WriterConfig,
+    /// How often bootstrap, metadata and read-only admin requests are retried on network errors.
+    pub retries: u32,
+    /// First wait between retries; it doubles on each retry up to `max_retry_backoff`.
+    pub retry_backoff: Duration,
+    /// Longest wait between retries.
+    pub max_retry_backoff: Duration,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            bootstrap_servers: "localhost:9123".to_string(),
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            sasl: None,
+            max_frame_size: i32::MAX as usize,
+            writer: WriterConfig::default(),
+            retries: 3,
+            retry_backoff: Duration::from_millis(100),
+            max_retry_backoff: Duration::from_secs(2),
+        }
+    }
+}
+
+impl ClientConfig {
+    /// Defaults with the given bootstrap servers.
+    pub fn new(bootstrap_servers: impl Into<String>) -> Self {
+        ClientConfig {
+            bootstrap_servers: bootstrap_servers.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets SASL/PLAIN credentials.
+    pub fn with_sasl_plain(
+        mut self,
+        username: impl Into<String>,
+        password: impl Into<String>,
+    ) -> Self {
+        self.sasl = Some(SaslConfig {
+            username: username.into(),
+            password: password.into(),
+        });
+        self
+    }
+
+    /// The bootstrap list split into `host:port` entries, with a clear error when it is empty
+    /// or an entry has no port.
+    pub fn bootstrap_list(&self) -> Result<Vec<String>> {
+        let list: Vec<String> = self
+            .bootstrap_servers
+            .split(',')
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.strip_prefix("FLUSS://").unwrap_or(s).to_string())
+            .collect();
+        if list.is_empty() {
+            crate::bail_invalid!("bootstrap_servers is empty; expected 'host:port[,host:port...]'");
+        }
+        for entry in &list {
+            let port = entry.rsplit_once(':').map(|(_, p)| p);
+            if port.and_then(|p| p.parse::<u16>().ok()).is_none() {
+                crate::bail_invalid!(
+                    "bootstrap server '{entry}' has no valid port; expected 'host:port'"
+                );
+            }
+        }
+        Ok(list)
+    }
+
+    /// The per-connection settings handed to [`crate::rpc::ServerConnection::connect`].
+    pub fn connection_config(&self) -> ConnectionConfig {
+        ConnectionConfig {
+            connect_timeout: self.connect_timeout,
+            request_timeout: self.request_timeout,
+            max_frame_size: self.max_frame_size,
+            sasl: self.sasl.clone(),
+            ..ConnectionConfig::default()
+        }
+    }
+
+    /// Builds a config from Fluss's option names (what bindings pass as a string map):
+    /// `bootstrap.servers`, `client.connect-timeout`, `client.request-timeout`,
+    /// `client.security.protocol` (PLAINTEXT / SASL), `client.security.sasl.username`,
+    /// `client.security.sasl.password`, `client.writer.buffer.memory-size`,
+    /// `client.writer.batch-size`, `client.writer.batch-timeout`, `client.writer.acks`,
+    /// `client.writer.retries`, `client.writer.enable-idempotence`,
+    /// `client.writer.bucket.no-key-assigner`, `client.writer.request-max-size`,
+    /// `client.writer.dynamic-create-partition.enabled`, and Riverlet's `client.retries`,
+    /// `client.retry-backoff`. Unknown keys are an error naming the key.
+    pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Self> {
+        let mut c = ClientConfig::default();
+        let mut protocol = None;
+        let (mut user, mut pass) = (None, None);
+        for (key, value) in props {
+            let v = value.trim();
+            let bad = |what: &str| {
+                Error::invalid(format!(
+                    "invalid value '{value}' for '{key}': expected {what}"
+                ))
+            };
+            match key.as_str() {
+                "bootstrap.servers" => c.bootstrap_servers = v.to_string(),
+                "client.connect-timeout" => {
+                    c.connect_timeout = parse_duration(v).ok_or_else(|| bad("a duration"))?
+                }
+                "client.request-timeout" => {
+                    c.request_timeout = parse_duration(v).ok_or_else(|| bad("a duration"))?
+                }
+                "client.retries" => c.retries = v.parse().map_err(|_| bad("an integer"))?,
+                "client.retry-backoff" => {
+                    c.retry_backoff = parse_duration(v).ok_or_else(|| bad("a duration"))?
+                }
+                "client.security.protocol" => protocol = Some(v.to_ascii_uppercase()),
+                "client.security.sasl.mechanism" => {
+                    if !v.eq_ignore_ascii_case("PLAIN") {
+                        return Err(Error::unsupported(format!(
+                            "SASL mechanism '{v}' is not supported; only PLAIN is"
+                        )));
+                    }
+                }
+                "client.security.sasl.username" => user = Some(v.to_string()),
+                "client.security.sasl.password" => pass = Some(value.to_string()),
+                "client.writer.buffer.memory-size" => {
+                    c.writer.buffer_memory = parse_size(v).ok_or_else(|| bad("a size"))?
+                }
+                "client.writer.batch-size" => {
+                    c.writer.batch_size = parse_size(v).ok_or_else(|| bad("a size"))?
+                }
+                "client.writer.request-max-size" => {
+                    c.writer.request_max_size = parse_size(v).ok_or_else(|| bad("a size"))?
+                }
+                "client.writer.batch-timeout" => {
+                    c.writer.linger = parse_duration(v).ok_or_else(|| bad("a duration"))?
+                }
+                "client.writer.acks" => {
+                    c.writer.acks = match v.to_ascii_lowercase().as_str() {
+                        "all" | "-1" => -1,
+                        "0" => 0,
+                        "1" => 1,
+                        _ => return Err(bad("all, -1, 0 or 1")),
+                    }
+                }
+                "client.writer.retries" => {
+                    c.writer.retries = v.parse().map_err(|_| bad("an integer"))?
+                }
+                "client.writer.enable-idempotence" => {
+                    c.writer.idempotence = parse_bool(v).ok_or_else(|| bad("true or false"))?
+                }
+                "client.writer.bucket.no-key-assigner" => {
+                    c.writer.no_key_assigner = NoKeyAssigner::parse(v)?
+                }
+                "client.writer.dynamic-create-partition.enabled" => {
+                    c.writer.create_missing_partitions =
+                        parse_bool(v).ok_or_else(|| bad("true or false"))?
+                }
+                _ => crate::bail_invalid!("unknown client option '{key}'"),
+            }
+        }
+        match protocol.as_deref() {
+            None | Some("PLAINTEXT") => {
+                if protocol.is_none() && (user.is_some() || pass.is_some()) {
+                    c.sasl = Some(SaslConfig {
+                        username: user.unwrap_or_default(),
+                        password: pass.unwrap_or_default(),
+                    });
+                }
+            }
+            Some("SASL") | Some("SASL_PLAINTEXT") => {
+                let (Some(username), Some(password)) = (user, pass) else {
+                    crate::bail_invalid!(
+                        "client.security.protocol=SASL needs client.security.sasl.username and client.security.sasl.password"
+                    );
+                };
+                c.sasl = Some(SaslConfig { username, password });
+            }
+            Some(other) => crate::bail_invalid!(
+                "unknown client.security.protocol '{other}'; expected PLAINTEXT or SASL"
+            ),
+        }
+        c.writer.validate()?;
+        Ok(c)
+    }
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// Parses `500ms`, `30s`, `2min`, `1h`, or plain digits as milliseconds.
+pub(crate) fn parse_duration(v: &str) -> Option<Duration> {
+    let v = v.trim().to_ascii_lowercase();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let ms = match unit.trim() {
+        "" | "ms" => n,
+        "s" | "sec" | "secs" | "second" | "seconds" => n.checked_mul(1000)?,
+        "min" | "m" | "minute" | "minutes" => n.checked_mul(60_000)?,
+        "h" | "hour" | "hours" => n.checked_mul(3_600_000)?,
+        _ => return None,
+    };
+    Some(Duration::from_millis(ms))
+}
+
+/// Parses `64mb`, `128kb`, `1gb`, `2 mb`, or plain digits as bytes.
+pub(crate) fn parse_size(v: &str) -> Option<usize> {
+    let v = v.trim().to_ascii_lowercase();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: usize = num.parse().ok()?;
+    let mult = match unit.trim() {
+        "" | "b" | "bytes" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bootstrap_list_parses_and_rejects() {
+        let c = ClientConfig::new(" a:1 , b:2,");
+        assert_eq!(c.bootstrap_list().unwrap(), vec!["a:1", "b:2"]);
+        assert!(ClientConfig::new("").bootstrap_list().is_err());
+        let e = ClientConfig::new("host").bootstrap_list().unwrap_err();
+        assert!(e.message().contains("'host'"), "{e}");
+    }
+
+    #[test]
+    fn sizes_and_durations() {
+        assert_eq!(parse_size("64mb"), Some(64 << 20));
+        assert_eq!(parse_size("128 kb"), Some(128 << 10));
+        assert_eq!(parse_size("7"), Some(7));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_duration("100ms"), Some(Duration::from_millis(100)));
+        assert_eq!(parse_duration("2 s"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1min"), Some(Duration::from_secs(60)));
+        assert_eq!(parse_duration("250"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1y"), None);
+    }
+
+    #[test]
+    fn from_properties_maps_fluss_keys() {
+        let mut p = BTreeMap::new();
+        p.insert("bootstrap.servers".to_string(), "h:9123".to_string());
+        p.insert("client.writer.batch-size".to_string(), "1mb".to_string());
+        p.insert(
+            "client.writer.bucket.no-key-assigner".to_string(),
+            "ROUND_ROBIN".to_string(),
+        );
+        p.insert("client.security.protocol".to_string(), "SASL".to_string());
+        p.insert("client.security.sasl.username".to_string(), "u".to_string());
+        p.insert("client.security.sasl.password".to_string(), "p".to_string());
+        let c = ClientConfig::from_properties(&p).unwrap();
+        assert_eq!(c.bootstrap_servers, "h:9123");
+        assert_eq!(c.writer.batch_size, 1 << 20);
+        assert_eq!(c.writer.no_key_assigner, NoKeyAssigner::RoundRobin);
+        assert_eq!(c.sasl.as_ref().unwrap().username, "u");
+
+        p.insert("client.nope".to_string(), "1".to_string());
+        let e = ClientConfig::from_properties(&p).unwrap_err();
+        assert!(e.message().contains("client.nope"));
+    }
+}

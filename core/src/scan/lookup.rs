@@ -1,0 +1,399 @@
+//! [`Lookuper`]: point lookups by primary key and prefix lookups by bucket key, batched per
+//! bucket.
+
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+
+use super::reader::{table_name, values_to_batch};
+use crate::client::Table;
+use crate::metadata::error_codes;
+use crate::metadata::DataType;
+use crate::proto::{
+    LookupRequest, PbLookupReqForBucket, PbPrefixLookupReqForBucket, PrefixLookupRequest,
+};
+use crate::row::Datum;
+use crate::{Error, Result};
+
+/// Looks rows of a primary-key table up by key.
+#[derive(Debug, Clone)]
+pub struct Lookuper {
+    table: Table,
+    /// Primary-key column indexes, in primary-key order.
+    pk_cols: Vec<usize>,
+    /// Encoded-key columns (the primary key minus partition keys) as positions in `pk_cols`.
+    key_pos: Vec<usize>,
+    key_types: Vec<DataType>,
+    /// Bucket-key columns (table indexes) and types.
+    bucket_cols: Vec<usize>,
+    bucket_types: Vec<DataType>,
+    /// Partition-key column indexes, in partition-key order.
+    partition_cols: Vec<usize>,
+    /// Prefix-lookup columns (table indexes, schema order): partition keys and bucket keys.
+    prefix_cols: Vec<usize>,
+}
+
+type Group = (Option<i64>, i32);
+
+impl Lookuper {
+    pub(crate) fn new(table: Table) -> Result<Lookuper> {
+        let info = table.info.clone();
+        let d = &info.descriptor;
+        if !d.has_primary_key() {
+            crate::bail_invalid!(
+                "table '{}' has no primary key; lookups need a primary-key table",
+                info.table_path
+            );
+        }
+        let schema = info.schema();
+        let types = schema.data_types();
+        let pk_cols = schema.primary_key_indexes();
+        let partition_cols = schema.indexes_of(&d.partition_keys)?;
+        let key_pos: Vec<usize> = pk_cols
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !partition_cols.contains(c))
+            .map(|(i, _)| i)
+            .collect();
+        let key_types = key_pos.iter().map(|p| types[pk_cols[*p]].clone()).collect();
+        let bucket_cols = schema.indexes_of(&d.effective_bucket_keys())?;
+        let bucket_types = bucket_cols.iter().map(|c| types[*c].clone()).collect();
+        let mut prefix_cols: Vec<usize> =
+            partition_cols.iter().chain(&bucket_cols).copied().collect();
+        prefix_cols.sort_unstable();
+        prefix_cols.dedup();
+        Ok(Lookuper {
+            table,
+            pk_cols,
+            key_pos,
+            key_types,
+            bucket_cols,
+            bucket_types,
+            partition_cols,
+            prefix_cols,
+        })
+    }
+
+    /// The primary-key column names, the order of values in [`Lookuper::lookup_rows`].
+    pub fn key_columns(&self) -> Vec<String> {
+        self.names(&self.pk_cols)
+    }
+
+    /// The columns of a prefix lookup (partition keys and bucket keys, in schema order).
+    pub fn prefix_columns(&self) -> Vec<String> {
+        self.names(&self.prefix_cols)
+    }
+
+    fn names(&self, cols: &[usize]) -> Vec<String> {
+        let s = self.table.info.schema();
+        cols.iter().map(|c| s.columns[*c].name.clone()).collect()
+    }
+
+    /// Partition id of a key (None: the table is not partitioned; Err(None) inside: the
+    /// partition does not exist).
+    async fn partition_of(&self, values: &[(usize, &Datum)]) -> Result<Option<Option<i64>>> {
+        if self.partition_cols.is_empty() {
+            return Ok(Some(None));
+        }
+        let path = &self.table.info.table_path;
+        let mut parts = Vec::new();
+        for c in &self.partition_cols {
+            let d = values
+                .iter()
+                .find(|(i, _)| i == c)
+                .map(|(_, d)| *d)
+                .ok_or_else(|| Error::internal("partition column missing from the key"))?;
+            parts.push(partition_value(&self.table, *c, d)?);
+        }
+        let name = parts.join("$");
+        Ok(self.table.conn.partition_id(path, &name).await?.map(Some))
+    }
+
+    fn bucket_of(&self, values: &[(usize, &Datum)]) -> Result<(i32, Vec<u8>)> {
+        let vals: Vec<Datum> = self
+            .bucket_cols
+            .iter()
+            .map(|c| {
+                values
+                    .iter()
+                    .find(|(i, _)| i == c)
+                    .map(|(_, d)| (*d).clone())
+                    .unwrap_or(Datum::Null)
+            })
+            .collect();
+        let bytes = crate::row::encode_key(&self.bucket_types, &vals)
+            .map_err(|e| e.context(format!("bucket key of table '{}'", table_name(&self.table))))?;
+        Ok((
+            crate::row::fluss_bucket(&bytes, self.table.info.num_buckets()),
+            bytes,
+        ))
+    }
+
+    /// Looks up rows by primary key: each key is the values of [`Lookuper::key_columns`] in
+    /// that order. Returns the full row of every key, `None` where there is none.
+    pub async fn lookup_rows(&self, keys: &[Vec<Datum>]) -> Result<Vec<Option<Vec<Datum>>>> {
+        let path = table_name(&self.table);
+        let mut groups: BTreeMap<Group, Vec<(usize, Vec<u8>)>> = BTreeMap::new();
+        for (i, key) in keys.iter().enumerate() {
+            if key.len() != self.pk_cols.len() {
+                crate::bail_invalid!(
+                    "a lookup key of table '{path}' needs {} values ({}), got {}",
+                    self.pk_cols.len(),
+                    self.key_columns().join(", "),
+                    key.len()
+                );
+            }
+            let named: Vec<(usize, &Datum)> =
+                self.pk_cols.iter().copied().zip(key.iter()).collect();
+            let Some(pid) = self.partition_of(&named).await? else {
+                continue;
+            };
+            let key_vals: Vec<Datum> = self.key_pos.iter().map(|p| key[*p].clone()).collect();
+            let key_bytes = crate::row::encode_key(&self.key_types, &key_vals)
+                .map_err(|e| e.context(format!("primary key of table '{path}'")))?;
+            let (bucket, _) = self.bucket_of(&named)?;
+            groups
+                .entry((pid, bucket))
+                .or_default()
+                .push((i, key_bytes));
+        }
+        let mut values: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
+        for ((pid, bucket), items) in groups {
+            let req = LookupRequest {
+                table_id: self.table.info.table_id,
+                buckets_req: vec![PbLookupReqForBucket {
+                    partition_id: pid,
+                    bucket_id: bucket,
+                    keys: items.iter().map(|(_, k)| k.clone()).collect(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+            let resp = self
+                .table
+                .conn
+                .request_leader(self.table.info.table_id, pid, bucket, &req)
+                .await?;
+            let b = resp
+                .buckets_resp
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::corrupt("Lookup response without a bucket result"))?;
+            check_bucket_error(&self.table, b.error_code, b.error_message, bucket)?;
+            if b.values.len() != items.len() {
+                return Err(Error::corrupt(format!(
+                    "Lookup response has {} values for {} keys",
+                    b.values.len(),
+                    items.len()
+                )));
+            }
+            for ((i, _), v) in items.iter().zip(b.values) {
+                values[*i] = v.values.filter(|v| !v.is_empty());
+            }
+        }
+        let mut out = Vec::with_capacity(keys.len());
+        for v in values {
+            out.push(match v {
+                None => None,
+                Some(bytes) => Some(decode_row(&self.table, &bytes)?),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Looks up the keys in `keys` (a batch holding at least the primary-key columns, by name)
+    /// and returns the rows found, in key order, with the table's Arrow schema.
+    pub async fn lookup(&self, keys: &RecordBatch) -> Result<RecordBatch> {
+        let rows = self.key_rows(keys, &self.pk_cols).await?;
+        let found: Vec<Vec<u8>> = Vec::new();
+        let _ = found;
+        let results = self.lookup_rows(&rows).await?;
+        let rows: Vec<Vec<Datum>> = results.into_iter().flatten().collect();
+        let info = &self.table.info;
+        crate::row::rows_to_record_batch(
+            &info.schema().to_arrow(),
+            &info.schema().data_types(),
+            &rows,
+        )
+    }
+
+    async fn key_rows(&self, keys: &RecordBatch, cols: &[usize]) -> Result<Vec<Vec<Datum>>> {
+        let schema = self.table.info.schema();
+        let mut arrays = Vec::new();
+        let mut types = Vec::new();
+        for c in cols {
+            let name = &schema.columns[*c].name;
+            let i = keys.schema().index_of(name).map_err(|_| {
+                Error::invalid(format!(
+                    "the lookup keys of table '{}' have no column '{name}'",
+                    table_name(&self.table)
+                ))
+            })?;
+            arrays.push(keys.column(i).clone());
+            types.push(schema.columns[*c].data_type.clone());
+        }
+        let fields: Vec<arrow_schema::Field> = cols
+            .iter()
+            .map(|c| {
+                crate::metadata::schema::to_arrow_field(
+                    &schema.columns[*c].name,
+                    &schema.columns[*c].data_type,
+                )
+            })
+            .collect();
+        let mut casted = Vec::new();
+        for (a, f) in arrays.iter().zip(&fields) {
+            casted.push(if a.data_type() == f.data_type() {
+                a.clone()
+            } else {
+                arrow_cast::cast(a, f.data_type())?
+            });
+        }
+        let fields: Vec<arrow_schema::Field> =
+            fields.into_iter().map(|f| f.with_nullable(true)).collect();
+        let batch = RecordBatch::try_new(
+            std::sync::Arc::new(arrow_schema::Schema::new(fields)),
+            casted,
+        )?;
+        crate::row::record_batch_to_rows(&batch, &types)
+    }
+
+    /// Prefix lookups: each prefix is the values of [`Lookuper::prefix_columns`] in that order.
+    /// Returns, per prefix, every row whose key starts with it.
+    pub async fn prefix_lookup_rows(
+        &self,
+        prefixes: &[Vec<Datum>],
+    ) -> Result<Vec<Vec<Vec<Datum>>>> {
+        let path = table_name(&self.table);
+        let pk_minus_part: Vec<usize> = self.key_pos.iter().map(|p| self.pk_cols[*p]).collect();
+        if self.bucket_cols == pk_minus_part {
+            crate::bail_invalid!(
+                "table '{path}' is bucketed by its whole primary key; a prefix lookup needs a \
+                 bucket key that is a proper prefix of the primary key (use lookup instead)"
+            );
+        }
+        let mut groups: BTreeMap<Group, Vec<(usize, Vec<u8>)>> = BTreeMap::new();
+        for (i, p) in prefixes.iter().enumerate() {
+            if p.len() != self.prefix_cols.len() {
+                crate::bail_invalid!(
+                    "a prefix lookup of table '{path}' needs {} values ({}), got {}",
+                    self.prefix_cols.len(),
+                    self.prefix_columns().join(", "),
+                    p.len()
+                );
+            }
+            let named: Vec<(usize, &Datum)> =
+                self.prefix_cols.iter().copied().zip(p.iter()).collect();
+            let Some(pid) = self.partition_of(&named).await? else {
+                continue;
+            };
+            let (bucket, bytes) = self.bucket_of(&named)?;
+            groups.entry((pid, bucket)).or_default().push((i, bytes));
+        }
+        let mut out: Vec<Vec<Vec<Datum>>> = vec![Vec::new(); prefixes.len()];
+        for ((pid, bucket), items) in groups {
+            let req = PrefixLookupRequest {
+                table_id: self.table.info.table_id,
+                buckets_req: vec![PbPrefixLookupReqForBucket {
+                    partition_id: pid,
+                    bucket_id: bucket,
+                    keys: items.iter().map(|(_, k)| k.clone()).collect(),
+                }],
+            };
+            let resp = self
+                .table
+                .conn
+                .request_leader(self.table.info.table_id, pid, bucket, &req)
+                .await?;
+            let b =
+                resp.buckets_resp.into_iter().next().ok_or_else(|| {
+                    Error::corrupt("PrefixLookup response without a bucket result")
+                })?;
+            check_bucket_error(&self.table, b.error_code, b.error_message, bucket)?;
+            for ((i, _), list) in items.iter().zip(b.value_lists) {
+                for v in list.values {
+                    out[*i].push(decode_row(&self.table, &v)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Prefix lookups of the prefixes in `prefixes` (a batch with the
+    /// [`Lookuper::prefix_columns`] by name); all matching rows in one batch.
+    pub async fn prefix_lookup(&self, prefixes: &RecordBatch) -> Result<RecordBatch> {
+        let rows = self.key_rows(prefixes, &self.prefix_cols.clone()).await?;
+        let rows: Vec<Vec<Datum>> = self
+            .prefix_lookup_rows(&rows)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect();
+        let info = &self.table.info;
+        crate::row::rows_to_record_batch(
+            &info.schema().to_arrow(),
+            &info.schema().data_types(),
+            &rows,
+        )
+    }
+}
+
+fn check_bucket_error(
+    table: &Table,
+    code: Option<i32>,
+    message: Option<String>,
+    bucket: i32,
+) -> Result<()> {
+    if let Some(code) = code.filter(|c| *c != error_codes::NONE) {
+        if code == error_codes::NOT_LEADER_OR_FOLLOWER
+            || code == error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
+        {
+            table.conn.invalidate_table(table.info.table_id);
+        }
+        return Err(Error::from_fluss(
+            code,
+            format!(
+                "lookup in bucket {bucket} of table '{}': {}",
+                table_name(table),
+                message.unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn decode_row(table: &Table, value: &[u8]) -> Result<Vec<Datum>> {
+    let batch = values_to_batch(table, &[value])?;
+    let types = table.info.schema().data_types();
+    let mut rows = crate::row::record_batch_to_rows(&batch, &types)?;
+    rows.pop()
+        .ok_or_else(|| Error::internal("decoded value gave no row"))
+}
+
+/// The partition value text of one partition column's value (as the writers name partitions).
+fn partition_value(table: &Table, col: usize, d: &Datum) -> Result<String> {
+    let name = &table.info.schema().columns[col].name;
+    Ok(match d {
+        Datum::Null => crate::bail_invalid!(
+            "partition column '{name}' of table '{}' is null in a lookup key",
+            table_name(table)
+        ),
+        Datum::String(s) => s.clone(),
+        Datum::Boolean(b) => b.to_string(),
+        Datum::TinyInt(v) => v.to_string(),
+        Datum::SmallInt(v) => v.to_string(),
+        Datum::Int(v) => v.to_string(),
+        Datum::BigInt(v) => v.to_string(),
+        Datum::Date(days) => chrono::NaiveDate::from_ymd_opt(1970, 1, 1)
+            .and_then(|e| e.checked_add_signed(chrono::Duration::days(*days as i64)))
+            .map(|d| d.format("%Y-%m-%d").to_string())
+            .unwrap_or_else(|| days.to_string()),
+        Datum::Binary(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+        _ => {
+            return Err(Error::unsupported(format!(
+                "partition column '{name}' of table '{}' has a type lookups cannot route yet",
+                table_name(table)
+            )))
+        }
+    })
+}

@@ -1,0 +1,186 @@
+//! [`BatchStream`]: the async stream of record batches every read returns.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use tokio::sync::mpsc;
+
+use crate::Result;
+
+/// How many finished batches a reader may run ahead of its consumer.
+const CHANNEL_DEPTH: usize = 4;
+
+/// An async stream of record batches of one schema, produced by a background task.
+///
+/// Implements [`futures_core::Stream`]; [`BatchStream::next`] is the same without a combinator
+/// crate. Dropping the stream stops the reading task.
+pub struct BatchStream {
+    schema: SchemaRef,
+    rx: mpsc::Receiver<Result<RecordBatch>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    done: bool,
+}
+
+impl std::fmt::Debug for BatchStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchStream")
+            .field("schema", &self.schema)
+            .field("done", &self.done)
+            .finish()
+    }
+}
+
+impl BatchStream {
+    /// A stream whose batches come from `producer`, run as a task on the current runtime.
+    pub(crate) fn spawn<F, Fut>(schema: SchemaRef, limit: Option<usize>, producer: F) -> BatchStream
+    where
+        F: FnOnce(Emitter) -> Fut,
+        Fut: std::future::Future<Output = Result<()>> + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(CHANNEL_DEPTH);
+        let emitter = Emitter {
+            tx: tx.clone(),
+            remaining: limit,
+        };
+        let fut = producer(emitter);
+        let task = tokio::spawn(async move {
+            if let Err(e) = fut.await {
+                let _ = tx.send(Err(e)).await;
+            }
+        });
+        BatchStream {
+            schema,
+            rx,
+            task: Some(task),
+            done: false,
+        }
+    }
+
+    /// A stream over batches already in memory.
+    pub fn from_batches(schema: SchemaRef, batches: Vec<RecordBatch>) -> BatchStream {
+        let (tx, rx) = mpsc::channel(batches.len().max(1));
+        for b in batches {
+            // Cannot fail: the channel has room for every batch.
+            let _ = tx.try_send(Ok(b));
+        }
+        BatchStream {
+            schema,
+            rx,
+            task: None,
+            done: false,
+        }
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The next batch, `None` at the end. After an error the stream ends.
+    pub async fn next(&mut self) -> Option<Result<RecordBatch>> {
+        std::future::poll_fn(|cx| self.poll_next_batch(cx)).await
+    }
+
+    /// Polls for the next batch (the `Stream` method without the trait).
+    pub fn poll_next_batch(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<RecordBatch>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(b))),
+            Poll::Ready(Some(Err(e))) => {
+                self.done = true;
+                self.stop();
+                Poll::Ready(Some(Err(e)))
+            }
+            Poll::Ready(None) => {
+                self.done = true;
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Reads the whole stream into memory.
+    pub async fn collect(mut self) -> Result<Vec<RecordBatch>> {
+        let mut out = Vec::new();
+        while let Some(b) = self.next().await {
+            out.push(b?);
+        }
+        Ok(out)
+    }
+
+    /// Reads the whole stream into one batch (empty when there are no rows).
+    pub async fn collect_batch(self) -> Result<RecordBatch> {
+        let schema = self.schema();
+        let batches = self.collect().await?;
+        Ok(arrow_select::concat::concat_batches(&schema, &batches)?)
+    }
+
+    /// Counts the rows of the stream.
+    pub async fn count_rows(mut self) -> Result<u64> {
+        let mut n = 0u64;
+        while let Some(b) = self.next().await {
+            n += b?.num_rows() as u64;
+        }
+        Ok(n)
+    }
+
+    fn stop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for BatchStream {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl futures_core::Stream for BatchStream {
+    type Item = Result<RecordBatch>;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut().poll_next_batch(cx)
+    }
+}
+
+/// The producer side of a [`BatchStream`]: applies the row limit and skips empty batches.
+pub(crate) struct Emitter {
+    tx: mpsc::Sender<Result<RecordBatch>>,
+    remaining: Option<usize>,
+}
+
+impl Emitter {
+    /// Sends a batch; returns false when the reader should stop (limit reached or the consumer
+    /// went away).
+    pub(crate) async fn emit(&mut self, batch: RecordBatch) -> bool {
+        if self.is_done() {
+            return false;
+        }
+        if batch.num_rows() == 0 {
+            return true;
+        }
+        let batch = match self.remaining {
+            Some(r) if batch.num_rows() > r => batch.slice(0, r),
+            _ => batch,
+        };
+        if let Some(r) = &mut self.remaining {
+            *r -= batch.num_rows();
+        }
+        self.tx.send(Ok(batch)).await.is_ok() && !self.is_done()
+    }
+
+    /// Whether nothing more is wanted.
+    pub(crate) fn is_done(&self) -> bool {
+        self.remaining == Some(0) || self.tx.is_closed()
+    }
+
+    /// Rows still wanted (None: no limit).
+    pub(crate) fn remaining(&self) -> Option<usize> {
+        self.remaining
+    }
+}

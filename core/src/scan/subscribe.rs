@@ -1,0 +1,275 @@
+//! [`Subscription`]: an unbounded stream of a table's changes from a startup mode.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use super::reader::{
+    fetch_once, require_scan_kv, scan_kv_bucket_with_offset, select_partitions,
+    with_changelog_columns, BucketRead, FetchColumns, FetchedBatch,
+};
+use super::{resolve_projection, PartitionSelector};
+use crate::client::{OffsetSpec, Table};
+use crate::record::ChangeType;
+use crate::{Error, Result};
+
+/// Where a subscription starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartupMode {
+    /// Log tables: from the earliest offset. Primary-key tables: a snapshot of the current
+    /// state (as inserts, through ScanKv), then the log from the snapshot's offset.
+    Full,
+    /// From the earliest retained offset.
+    Earliest,
+    /// From the high watermark: only changes committed after subscribing.
+    Latest,
+    /// From the first batch committed at or after this epoch-millisecond timestamp.
+    Timestamp(i64),
+}
+
+impl StartupMode {
+    /// Parses `full`, `earliest`, `latest` or `timestamp:<epoch ms>`.
+    pub fn parse(text: &str) -> Result<StartupMode> {
+        let t = text.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "full" => Ok(StartupMode::Full),
+            "earliest" => Ok(StartupMode::Earliest),
+            "latest" => Ok(StartupMode::Latest),
+            _ => match t
+                .strip_prefix("timestamp:")
+                .map(|v| v.trim().parse::<i64>())
+            {
+                Some(Ok(ms)) => Ok(StartupMode::Timestamp(ms)),
+                _ => Err(Error::invalid(format!(
+                    "Unsupported scan start up mode: {text}. Supported values are 'full', \
+                     'earliest', 'latest' and 'timestamp:<epoch ms>'. For a time-range batch \
+                     read use between(start, end) instead."
+                ))),
+            },
+        }
+    }
+}
+
+/// One batch of changes of one bucket.
+#[derive(Debug, Clone)]
+pub struct ChangeBatch {
+    /// The partition id (None for a table without partitions).
+    pub partition_id: Option<i64>,
+    /// The partition name.
+    pub partition_name: Option<String>,
+    /// The bucket.
+    pub bucket: i32,
+    /// The log offset of the first row (-1 for snapshot rows of a full startup).
+    pub first_offset: i64,
+    /// The commit timestamp of the rows (-1 for snapshot rows).
+    pub commit_timestamp: i64,
+    /// One change type per row.
+    pub change_types: Vec<ChangeType>,
+    /// The rows (the subscription's projected schema).
+    pub batch: RecordBatch,
+}
+
+impl ChangeBatch {
+    /// The log offset of each row (all -1 for snapshot rows).
+    pub fn offsets(&self) -> Vec<i64> {
+        let n = self.batch.num_rows() as i64;
+        if self.first_offset < 0 {
+            return vec![-1; n as usize];
+        }
+        (0..n).map(|i| self.first_offset + i).collect()
+    }
+
+    /// The rows with `_change_type`, `_log_offset`, `_commit_timestamp` columns in front.
+    pub fn to_changelog_batch(&self) -> Result<RecordBatch> {
+        with_changelog_columns(&FetchedBatch {
+            commit_timestamp: self.commit_timestamp,
+            first_offset: self.first_offset,
+            change_types: Some(self.change_types.clone()),
+            rows: self.batch.clone(),
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Position {
+    read: BucketRead,
+    offset: i64,
+}
+
+/// An unbounded reader of a table's changes. [`Subscription::poll`] returns what arrived.
+#[derive(Debug)]
+pub struct Subscription {
+    table: Table,
+    positions: Vec<Position>,
+    fetch_cols: Vec<usize>,
+    out_pos: Vec<usize>,
+    fetch_schema: SchemaRef,
+    schema: SchemaRef,
+    projected: bool,
+    pending: VecDeque<ChangeBatch>,
+    next_bucket: usize,
+}
+
+impl Subscription {
+    pub(crate) async fn start_with(
+        table: Table,
+        mode: StartupMode,
+        projection: Option<Vec<String>>,
+        partitions: Option<Vec<PartitionSelector>>,
+    ) -> Result<Subscription> {
+        let info = table.info.clone();
+        let full = info.schema().to_arrow();
+        let out_cols = resolve_projection(&table, &full, projection.as_deref())?;
+        let mut fetch_cols = out_cols.clone();
+        fetch_cols.sort_unstable();
+        let out_pos: Vec<usize> = out_cols
+            .iter()
+            .map(|c| fetch_cols.iter().position(|f| f == c).unwrap_or_default())
+            .collect();
+        let projected = fetch_cols.len() < full.fields().len();
+        let fetch_schema = Arc::new(full.project(&fetch_cols)?);
+        let schema = Arc::new(full.project(&out_cols)?);
+        let parts = select_partitions(&table, partitions.as_deref(), None).await?;
+        let buckets: Vec<i32> = (0..info.num_buckets()).collect();
+        let mut positions = Vec::new();
+        let mut pending = VecDeque::new();
+        let pk_full = mode == StartupMode::Full && info.descriptor.has_primary_key();
+        for p in parts {
+            let (pid, pname) = match &p {
+                Some(p) => (Some(p.partition_id), Some(p.name.clone())),
+                None => (None, None),
+            };
+            let spec = match mode {
+                StartupMode::Full | StartupMode::Earliest => OffsetSpec::Earliest,
+                StartupMode::Latest => OffsetSpec::Latest,
+                StartupMode::Timestamp(t) => OffsetSpec::Timestamp(t),
+            };
+            let offsets = if pk_full {
+                Default::default()
+            } else {
+                table
+                    .conn
+                    .admin()
+                    .list_offsets_by_id(info.table_id, pid, &buckets, spec)
+                    .await?
+            };
+            for bucket in &buckets {
+                let read = BucketRead {
+                    partition_id: pid,
+                    partition_name: pname.clone(),
+                    bucket: *bucket,
+                    start: 0,
+                    end: 0,
+                };
+                let offset = if pk_full {
+                    require_scan_kv(&table, &read).await?;
+                    let (batches, log_offset) =
+                        scan_kv_bucket_with_offset(&table, &read, None).await?;
+                    for b in batches {
+                        let rows = project_cols(&b, &out_cols, &schema)?;
+                        pending.push_back(ChangeBatch {
+                            partition_id: pid,
+                            partition_name: pname.clone(),
+                            bucket: *bucket,
+                            first_offset: -1,
+                            commit_timestamp: -1,
+                            change_types: vec![ChangeType::Insert; rows.num_rows()],
+                            batch: rows,
+                        });
+                    }
+                    log_offset.unwrap_or(0)
+                } else {
+                    offsets.get(bucket).copied().unwrap_or(0)
+                };
+                positions.push(Position { read, offset });
+            }
+        }
+        Ok(Subscription {
+            table,
+            positions,
+            fetch_cols,
+            out_pos,
+            fetch_schema,
+            schema,
+            projected,
+            pending,
+            next_bucket: 0,
+        })
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The next offset of every bucket: (partition id, bucket, offset).
+    pub fn positions(&self) -> Vec<(Option<i64>, i32, i64)> {
+        self.positions
+            .iter()
+            .map(|p| (p.read.partition_id, p.read.bucket, p.offset))
+            .collect()
+    }
+
+    /// Waits up to `timeout` for changes and returns what arrived (possibly nothing).
+    pub async fn poll(&mut self, timeout: Duration) -> Result<Vec<ChangeBatch>> {
+        if !self.pending.is_empty() {
+            return Ok(self.pending.drain(..).collect());
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let mut out = Vec::new();
+            for _ in 0..self.positions.len() {
+                let i = self.next_bucket % self.positions.len().max(1);
+                self.next_bucket = self.next_bucket.wrapping_add(1);
+                let pos = self.positions[i].clone();
+                let (batches, next, _) = fetch_once(
+                    &self.table,
+                    &pos.read,
+                    pos.offset,
+                    None,
+                    &FetchColumns {
+                        cols: &self.fetch_cols,
+                        projected: self.projected,
+                        schema: &self.fetch_schema,
+                    },
+                    Some(0),
+                )
+                .await?;
+                self.positions[i].offset = next.max(pos.offset);
+                for fb in batches {
+                    let n = fb.rows.num_rows();
+                    let batch = project_cols(&fb.rows, &self.out_pos, &self.schema)?;
+                    out.push(ChangeBatch {
+                        partition_id: pos.read.partition_id,
+                        partition_name: pos.read.partition_name.clone(),
+                        bucket: pos.read.bucket,
+                        first_offset: fb.first_offset,
+                        commit_timestamp: fb.commit_timestamp,
+                        change_types: fb
+                            .change_types
+                            .unwrap_or_else(|| vec![ChangeType::AppendOnly; n]),
+                        batch,
+                    });
+                }
+            }
+            if !out.is_empty() || Instant::now() >= deadline {
+                return Ok(out);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            tokio::time::sleep(left.min(Duration::from_millis(20))).await;
+        }
+    }
+}
+
+fn project_cols(batch: &RecordBatch, cols: &[usize], schema: &SchemaRef) -> Result<RecordBatch> {
+    let columns = cols.iter().map(|c| batch.column(*c).clone()).collect();
+    let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &options,
+    )?)
+}

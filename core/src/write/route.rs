@@ -1,0 +1,488 @@
+//! Shared write-side helpers: conforming a batch to the table's Arrow schema, partition names
+//! per row, bucket ids, and splitting a batch into bucket-sized pieces.
+
+use std::collections::HashMap;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Int16Type, Int32Type, Int64Type, Int8Type};
+use arrow_array::{Array, ArrayRef, RecordBatch, UInt32Array};
+use arrow_schema::{DataType as ArrowType, SchemaRef};
+
+use super::core::{Piece, PiecePayload};
+use crate::client::Table;
+use crate::metadata::{PartitionSpec, TablePath};
+use crate::row::Datum;
+use crate::{Error, Result};
+
+fn string_like(t: &ArrowType) -> bool {
+    matches!(
+        t,
+        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
+    )
+}
+
+fn binary_like(t: &ArrowType) -> bool {
+    matches!(
+        t,
+        ArrowType::Binary | ArrowType::LargeBinary | ArrowType::BinaryView
+    )
+}
+
+/// Whether a column of type `from` can be written to a column of type `to` without losing
+/// anything: the same type up to field names, another string or binary encoding, a dictionary
+/// of a compatible type, or a timestamp that differs only in its time-zone label.
+pub(crate) fn compatible(from: &ArrowType, to: &ArrowType) -> bool {
+    if from == to || from.equals_datatype(to) {
+        return true;
+    }
+    match (from, to) {
+        (a, b) if string_like(a) && string_like(b) => true,
+        (a, b) if binary_like(a) && binary_like(b) => true,
+        (ArrowType::Dictionary(_, v), b) => compatible(v, b),
+        (ArrowType::Timestamp(u1, _), ArrowType::Timestamp(u2, _)) => u1 == u2,
+        _ => false,
+    }
+}
+
+/// Casts `array` (column `name` of table `path`) to the table's column type, or fails naming the
+/// column and both types.
+pub(crate) fn conform_column(
+    path: &TablePath,
+    name: &str,
+    array: &ArrayRef,
+    to: &ArrowType,
+    nullable: bool,
+) -> Result<ArrayRef> {
+    let from = array.data_type();
+    let out = if from == to {
+        array.clone()
+    } else if compatible(from, to) {
+        arrow_cast::cast(array, to).map_err(|e| {
+            Error::invalid(format!(
+                "column '{name}' of table '{path}' has type {to} but the batch has {from}: {e}"
+            ))
+        })?
+    } else {
+        crate::bail_invalid!(
+            "column '{name}' of table '{path}' has type {to} but the batch has {from}"
+        );
+    };
+    if !nullable && out.null_count() > 0 {
+        crate::bail_invalid!(
+            "column '{name}' of table '{path}' is NOT NULL but the batch has {} null value(s) in it",
+            out.null_count()
+        );
+    }
+    Ok(out)
+}
+
+/// The batch with exactly the table's schema: columns matched by name (any order), types cast
+/// where lossless, nullability checked. Errors name the table and the column.
+pub(crate) fn conform_batch(
+    path: &TablePath,
+    target: &SchemaRef,
+    batch: &RecordBatch,
+) -> Result<RecordBatch> {
+    if batch.schema().fields() == target.fields() {
+        return Ok(RecordBatch::try_new(
+            target.clone(),
+            batch.columns().to_vec(),
+        )?);
+    }
+    let src = batch.schema();
+    let names = |s: &arrow_schema::Schema| {
+        s.fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for f in src.fields() {
+        if target.index_of(f.name()).is_err() {
+            crate::bail_invalid!(
+                "column '{}' of the batch is not in table '{path}' (columns: {})",
+                f.name(),
+                names(target)
+            );
+        }
+    }
+    let mut cols = Vec::with_capacity(target.fields().len());
+    for f in target.fields() {
+        let Ok(i) = src.index_of(f.name()) else {
+            crate::bail_invalid!(
+                "the batch has no column '{}' of table '{path}' (batch columns: {}; table columns: {})",
+                f.name(),
+                names(&src),
+                names(target)
+            );
+        };
+        cols.push(conform_column(
+            path,
+            f.name(),
+            batch.column(i),
+            f.data_type(),
+            f.is_nullable(),
+        )?);
+    }
+    Ok(RecordBatch::try_new(target.clone(), cols)?)
+}
+
+/// The partition value text of one cell (Fluss's PartitionUtils rules for the common types).
+fn arrow_partition_value(
+    path: &TablePath,
+    name: &str,
+    array: &ArrayRef,
+    row: usize,
+) -> Result<String> {
+    if array.is_null(row) {
+        crate::bail_invalid!(
+            "partition column '{name}' of table '{path}' is null in row {row}; partition values must not be null"
+        );
+    }
+    let v = match array.data_type() {
+        ArrowType::Utf8 => array.as_string::<i32>().value(row).to_string(),
+        ArrowType::LargeUtf8 => array.as_string::<i64>().value(row).to_string(),
+        ArrowType::Utf8View => array.as_string_view().value(row).to_string(),
+        ArrowType::Boolean => array.as_boolean().value(row).to_string(),
+        ArrowType::Int8 => array.as_primitive::<Int8Type>().value(row).to_string(),
+        ArrowType::Int16 => array.as_primitive::<Int16Type>().value(row).to_string(),
+        ArrowType::Int32 => array.as_primitive::<Int32Type>().value(row).to_string(),
+        ArrowType::Int64 => array.as_primitive::<Int64Type>().value(row).to_string(),
+        ArrowType::Date32 => day_string(array.as_primitive::<Date32Type>().value(row)),
+        ArrowType::Binary => hex(array.as_binary::<i32>().value(row)),
+        ArrowType::FixedSizeBinary(_) => hex(array.as_fixed_size_binary().value(row)),
+        other => {
+            return Err(Error::unsupported(format!(
+                "partition column '{name}' of table '{path}' has type {other}, which Riverlet cannot turn into a partition value yet"
+            )))
+        }
+    };
+    Ok(v)
+}
+
+/// The partition value text of one value.
+pub(crate) fn datum_partition_value(path: &TablePath, name: &str, d: &Datum) -> Result<String> {
+    Ok(match d {
+        Datum::Null => crate::bail_invalid!(
+            "partition column '{name}' of table '{path}' is null; partition values must not be null"
+        ),
+        Datum::String(s) => s.clone(),
+        Datum::Boolean(b) => b.to_string(),
+        Datum::TinyInt(v) => v.to_string(),
+        Datum::SmallInt(v) => v.to_string(),
+        Datum::Int(v) => v.to_string(),
+        Datum::BigInt(v) => v.to_string(),
+        Datum::Date(d) => day_string(*d),
+        Datum::Binary(b) => hex(b),
+        _ => {
+            return Err(Error::unsupported(format!(
+                "partition column '{name}' of table '{path}' has a type Riverlet cannot turn into a partition value yet"
+            )))
+        }
+    })
+}
+
+fn day_string(days: i32) -> String {
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("valid date");
+    match epoch.checked_add_signed(chrono::Duration::days(days as i64)) {
+        Some(d) => d.format("%Y-%m-%d").to_string(),
+        None => days.to_string(),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Partition routing of one table: its partition columns (by index) and names.
+#[derive(Debug, Clone)]
+pub(crate) struct Partitioning {
+    pub keys: Vec<String>,
+    pub indexes: Vec<usize>,
+}
+
+impl Partitioning {
+    pub(crate) fn of(table: &Table) -> Result<Option<Self>> {
+        let d = &table.info.descriptor;
+        if d.partition_keys.is_empty() {
+            return Ok(None);
+        }
+        let mut indexes = Vec::new();
+        for k in &d.partition_keys {
+            let i = d.schema.column_index(k).ok_or_else(|| {
+                Error::invalid(format!(
+                    "partition key '{k}' of table '{}' is not a column",
+                    table.path()
+                ))
+            })?;
+            indexes.push(i);
+        }
+        Ok(Some(Partitioning {
+            keys: d.partition_keys.clone(),
+            indexes,
+        }))
+    }
+
+    /// The partition name and spec of one row given as values.
+    pub(crate) fn of_datums(
+        &self,
+        path: &TablePath,
+        row: &[Datum],
+    ) -> Result<(String, PartitionSpec)> {
+        let mut pairs = Vec::with_capacity(self.keys.len());
+        for (k, i) in self.keys.iter().zip(&self.indexes) {
+            let d = row.get(*i).unwrap_or(&Datum::Null);
+            pairs.push((k.clone(), datum_partition_value(path, k, d)?));
+        }
+        Ok(to_named(pairs))
+    }
+
+    /// The partition name and spec of each row of a batch with the table's schema.
+    pub(crate) fn of_batch(
+        &self,
+        path: &TablePath,
+        batch: &RecordBatch,
+    ) -> Result<Vec<(String, PartitionSpec)>> {
+        let mut out = Vec::with_capacity(batch.num_rows());
+        // Rows usually come in runs of the same partition: reuse the previous spec when equal.
+        let mut prev: Option<(Vec<String>, (String, PartitionSpec))> = None;
+        for r in 0..batch.num_rows() {
+            let mut values = Vec::with_capacity(self.keys.len());
+            for (k, i) in self.keys.iter().zip(&self.indexes) {
+                values.push(arrow_partition_value(path, k, batch.column(*i), r)?);
+            }
+            if let Some((pv, named)) = &prev {
+                if *pv == values {
+                    out.push(named.clone());
+                    continue;
+                }
+            }
+            let named = to_named(
+                self.keys
+                    .iter()
+                    .cloned()
+                    .zip(values.iter().cloned())
+                    .collect(),
+            );
+            out.push(named.clone());
+            prev = Some((values, named));
+        }
+        Ok(out)
+    }
+}
+
+fn to_named(pairs: Vec<(String, String)>) -> (String, PartitionSpec) {
+    let name = pairs
+        .iter()
+        .map(|(_, v)| v.as_str())
+        .collect::<Vec<_>>()
+        .join("$");
+    (name, PartitionSpec::new(pairs))
+}
+
+/// Splits `batch` by row groups (partition, bucket), keeping row order inside each group, then
+/// cuts every group into pieces of about `batch_size` bytes.
+pub(crate) fn pieces_from_batch(
+    batch: &RecordBatch,
+    partitions: Option<Vec<(String, PartitionSpec)>>,
+    buckets: Option<Vec<i32>>,
+    batch_size: usize,
+) -> Result<Vec<Piece>> {
+    let rows = batch.num_rows();
+    if rows == 0 {
+        return Ok(Vec::new());
+    }
+    let total = batch.get_array_memory_size().max(1);
+    let mut out = Vec::new();
+    if partitions.is_none() && buckets.is_none() {
+        cut(batch.clone(), None, None, total, batch_size, &mut out);
+        return Ok(out);
+    }
+    // Group row indexes by (partition name, bucket) in first-seen order.
+    let mut order: Vec<(Option<String>, Option<i32>)> = Vec::new();
+    type Group = (Vec<u32>, Option<PartitionSpec>);
+    let mut groups: HashMap<(Option<String>, Option<i32>), Group> = HashMap::new();
+    for r in 0..rows {
+        let (pname, pspec) = match &partitions {
+            Some(p) => (Some(p[r].0.clone()), Some(&p[r].1)),
+            None => (None, None),
+        };
+        let b = buckets.as_ref().map(|b| b[r]);
+        let key = (pname, b);
+        let entry = groups.entry(key.clone()).or_insert_with(|| {
+            order.push(key);
+            (Vec::new(), pspec.cloned())
+        });
+        entry.0.push(r as u32);
+    }
+    for key in order {
+        let (idx, spec) = groups.remove(&key).expect("key recorded in order");
+        let part = if idx.len() == rows {
+            batch.clone()
+        } else {
+            let indices = UInt32Array::from(idx);
+            arrow_select::take::take_record_batch(batch, &indices)?
+        };
+        let size = total.saturating_mul(part.num_rows()) / rows;
+        let partition = key.0.zip(spec);
+        cut(part, partition, key.1, size.max(1), batch_size, &mut out);
+    }
+    Ok(out)
+}
+
+fn cut(
+    batch: RecordBatch,
+    partition: Option<(String, PartitionSpec)>,
+    bucket: Option<i32>,
+    size: usize,
+    batch_size: usize,
+    out: &mut Vec<Piece>,
+) {
+    let rows = batch.num_rows();
+    if size <= batch_size || rows <= 1 {
+        out.push(Piece {
+            partition,
+            bucket,
+            payload: PiecePayload::Arrow(batch),
+            size,
+        });
+        return;
+    }
+    let per_row = (size / rows).max(1);
+    let chunk_rows = (batch_size / per_row).max(1);
+    let mut start = 0;
+    while start < rows {
+        let len = chunk_rows.min(rows - start);
+        out.push(Piece {
+            partition: partition.clone(),
+            bucket,
+            payload: PiecePayload::Arrow(batch.slice(start, len)),
+            size: per_row * len,
+        });
+        start += len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int32Array, StringArray};
+    use arrow_schema::{Field, Schema};
+    use std::sync::Arc;
+
+    fn path() -> TablePath {
+        TablePath {
+            database: "db".into(),
+            table: "t".into(),
+        }
+    }
+
+    #[test]
+    fn conform_reorders_casts_and_names_columns() {
+        let target: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("id", ArrowType::Int32, false),
+            Field::new("name", ArrowType::Utf8, true),
+        ]));
+        let src = Arc::new(Schema::new(vec![
+            Field::new("name", ArrowType::LargeUtf8, true),
+            Field::new("id", ArrowType::Int32, true),
+        ]));
+        let b = RecordBatch::try_new(
+            src.clone(),
+            vec![
+                Arc::new(arrow_array::LargeStringArray::from(vec!["a", "b"])),
+                Arc::new(Int32Array::from(vec![1, 2])),
+            ],
+        )
+        .unwrap();
+        let out = conform_batch(&path(), &target, &b).unwrap();
+        assert_eq!(out.schema(), target);
+        assert_eq!(out.column(0).as_primitive::<Int32Type>().value(1), 2);
+
+        // Wrong type names the column and both types.
+        let bad = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("id", ArrowType::Utf8, false),
+                Field::new("name", ArrowType::Utf8, true),
+            ])),
+            vec![
+                Arc::new(StringArray::from(vec!["x"])),
+                Arc::new(StringArray::from(vec!["y"])),
+            ],
+        )
+        .unwrap();
+        let e = conform_batch(&path(), &target, &bad).unwrap_err();
+        assert!(
+            e.message().contains("'id'") && e.message().contains("db.t"),
+            "{e}"
+        );
+        assert!(
+            e.message().contains("Int32") && e.message().contains("Utf8"),
+            "{e}"
+        );
+
+        // Missing column.
+        let missing = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("id", ArrowType::Int32, false)])),
+            vec![Arc::new(Int32Array::from(vec![1]))],
+        )
+        .unwrap();
+        let e = conform_batch(&path(), &target, &missing).unwrap_err();
+        assert!(e.message().contains("no column 'name'"), "{e}");
+
+        // Nulls in a NOT NULL column.
+        let nulls = RecordBatch::try_new(
+            src,
+            vec![
+                Arc::new(arrow_array::LargeStringArray::from(vec!["a"])),
+                Arc::new(Int32Array::from(vec![None])),
+            ],
+        )
+        .unwrap();
+        let e = conform_batch(&path(), &target, &nulls).unwrap_err();
+        assert!(
+            e.message().contains("NOT NULL") && e.message().contains("'id'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pieces_group_and_cut() {
+        let schema = Arc::new(Schema::new(vec![Field::new("v", ArrowType::Int32, false)]));
+        let b = RecordBatch::try_new(
+            schema,
+            vec![Arc::new(Int32Array::from((0..100).collect::<Vec<i32>>()))],
+        )
+        .unwrap();
+        let buckets: Vec<i32> = (0..100).map(|i| i % 3).collect();
+        let pieces = pieces_from_batch(&b, None, Some(buckets), 1 << 20).unwrap();
+        assert_eq!(pieces.len(), 3);
+        let PiecePayload::Arrow(first) = &pieces[0].payload else {
+            panic!()
+        };
+        assert_eq!(pieces[0].bucket, Some(0));
+        assert_eq!(first.num_rows(), 34);
+        assert_eq!(first.column(0).as_primitive::<Int32Type>().value(1), 3);
+
+        // A small batch size cuts one group into several pieces.
+        let pieces = pieces_from_batch(&b, None, None, 40).unwrap();
+        assert!(pieces.len() > 1);
+        let rows: usize = pieces
+            .iter()
+            .map(|p| match &p.payload {
+                PiecePayload::Arrow(b) => b.num_rows(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(rows, 100);
+    }
+
+    #[test]
+    fn partition_values() {
+        assert_eq!(day_string(0), "1970-01-01");
+        assert_eq!(day_string(19723), "2024-01-01");
+        assert_eq!(hex(&[0x0a, 0xff]), "0aff");
+        let e = datum_partition_value(&path(), "p", &Datum::Null).unwrap_err();
+        assert!(e.message().contains("'p'"));
+    }
+}

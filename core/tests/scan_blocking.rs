@@ -1,0 +1,65 @@
+//! The blocking scan wrappers against an embedded server on its own runtime.
+
+mod scan_common;
+
+use std::time::Duration;
+
+use arrow_array::RecordBatchReader;
+use riverlet::blocking;
+use riverlet::scan::{StartupMode, TimePoint};
+use scan_common::{ids, path, rows_batch};
+
+#[test]
+fn blocking_scan_count_lookup_subscribe() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = riverlet_server::LocalServer::start(
+        riverlet_server::ServerConfig::new(dir.path()).with_port(0),
+    )
+    .unwrap();
+    let conn = blocking::Connection::connect(scan_common::test_config(&server.bootstrap_servers()))
+        .unwrap();
+    let p = path("blocking");
+    let admin = conn.admin();
+    admin.create_database(&p.database, true).unwrap();
+    admin
+        .create_table(&p, &scan_common::descriptor(true, false, 2), false)
+        .unwrap();
+    let table = conn.table(&p).unwrap();
+    let w = table.new_upsert_writer(None).unwrap();
+    let t0 = riverlet::scan::time::now_millis();
+    std::thread::sleep(Duration::from_millis(3));
+    w.upsert(&rows_batch(&[(1, "a", "eu"), (2, "b", "eu")]))
+        .unwrap();
+    w.flush().unwrap();
+
+    let reader = table.scan().project(&["id", "name"]).execute().unwrap();
+    assert_eq!(reader.schema().fields().len(), 2);
+    let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(ids(&batches), vec![1, 2]);
+    assert_eq!(table.count().unwrap(), 2);
+    let win = table
+        .scan()
+        .between(t0, None::<TimePoint>)
+        .collect()
+        .unwrap();
+    assert_eq!(ids(&win), vec![1, 2]);
+    let l = table.new_lookuper().unwrap();
+    let found = l.lookup(&rows_batch(&[(2, "", "eu")])).unwrap();
+    assert_eq!(ids(&[found]), vec![2]);
+    let mut sub = table.subscribe(StartupMode::Earliest).unwrap();
+    let mut n = 0;
+    for _ in 0..50 {
+        n += sub
+            .poll(Duration::from_millis(50))
+            .unwrap()
+            .iter()
+            .map(|b| b.batch.num_rows())
+            .sum::<usize>();
+        if n >= 2 {
+            break;
+        }
+    }
+    assert_eq!(n, 2);
+    conn.close().unwrap();
+    drop(server);
+}

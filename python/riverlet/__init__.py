@@ -1,0 +1,77 @@
+"""Riverlet: a fast, Arrow-native client for Apache Fluss, with an embedded server.
+
+::
+
+    import riverlet
+    with riverlet.LocalServer() as server:
+        conn = riverlet.connect(server.bootstrap_servers)
+        conn.create_database("shop", if_not_exists=True)
+        t = conn.create_table("shop.orders", pa.schema([("id", pa.int64()), ("amount", pa.int32())]))
+        t.append([{"id": 1, "amount": 10}])
+        print(t.read(filter=[("amount", ">", 5)]))
+
+Errors are :class:`RiverletError` subclasses (see :mod:`riverlet.errors`).
+"""
+
+from . import errors
+from ._riverlet import __version__
+from ._api import (
+    Connection,
+    LocalServer,
+    Subscription,
+    Table,
+    configure_runtime,
+    connect,
+)
+from .errors import (
+    AlreadyExistsError,
+    AuthenticationError,
+    ClosedError,
+    CorruptDataError,
+    DatabaseAlreadyExistsError,
+    DatabaseNotFoundError,
+    ForkedProcessError,
+    InternalError,
+    InvalidArgumentError,
+    NetworkError,
+    NotFoundError,
+    PartitionAlreadyExistsError,
+    PartitionNotFoundError,
+    RequestTimeoutError,
+    RiverletError,
+    ServerError,
+    StorageIOError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+    UnsupportedError,
+)
+
+__all__ = [
+    "__version__",
+    "Connection",
+    "LocalServer",
+    "Subscription",
+    "Table",
+    "configure_runtime",
+    "connect",
+    "AlreadyExistsError",
+    "AuthenticationError",
+    "ClosedError",
+    "CorruptDataError",
+    "DatabaseAlreadyExistsError",
+    "DatabaseNotFoundError",
+    "ForkedProcessError",
+    "InternalError",
+    "InvalidArgumentError",
+    "NetworkError",
+    "NotFoundError",
+    "PartitionAlreadyExistsError",
+    "PartitionNotFoundError",
+    "RequestTimeoutError",
+    "RiverletError",
+    "ServerError",
+    "StorageIOError",
+    "TableAlreadyExistsError",
+    "TableNotFoundError",
+    "UnsupportedError",
+]

@@ -1,0 +1,65 @@
+"""Types of the ``riverlet`` package: the public API is defined (fully annotated) in
+``riverlet._api`` and ``riverlet.errors`` and re-exported here."""
+
+from . import errors as errors
+from ._riverlet import __version__ as __version__
+from ._api import (
+    Connection as Connection,
+    LocalServer as LocalServer,
+    Subscription as Subscription,
+    Table as Table,
+    configure_runtime as configure_runtime,
+    connect as connect,
+)
+from .errors import (
+    RiverletError as RiverletError,
+    NotFoundError as NotFoundError,
+    DatabaseNotFoundError as DatabaseNotFoundError,
+    TableNotFoundError as TableNotFoundError,
+    PartitionNotFoundError as PartitionNotFoundError,
+    AlreadyExistsError as AlreadyExistsError,
+    DatabaseAlreadyExistsError as DatabaseAlreadyExistsError,
+    TableAlreadyExistsError as TableAlreadyExistsError,
+    PartitionAlreadyExistsError as PartitionAlreadyExistsError,
+    InvalidArgumentError as InvalidArgumentError,
+    UnsupportedError as UnsupportedError,
+    AuthenticationError as AuthenticationError,
+    NetworkError as NetworkError,
+    RequestTimeoutError as RequestTimeoutError,
+    ServerError as ServerError,
+    CorruptDataError as CorruptDataError,
+    ClosedError as ClosedError,
+    ForkedProcessError as ForkedProcessError,
+    StorageIOError as StorageIOError,
+    InternalError as InternalError,
+)
+
+__all__ = [
+    "__version__",
+    "Connection",
+    "LocalServer",
+    "Subscription",
+    "Table",
+    "configure_runtime",
+    "connect",
+    "AlreadyExistsError",
+    "AuthenticationError",
+    "ClosedError",
+    "CorruptDataError",
+    "DatabaseAlreadyExistsError",
+    "DatabaseNotFoundError",
+    "ForkedProcessError",
+    "InternalError",
+    "InvalidArgumentError",
+    "NetworkError",
+    "NotFoundError",
+    "PartitionAlreadyExistsError",
+    "PartitionNotFoundError",
+    "RequestTimeoutError",
+    "RiverletError",
+    "ServerError",
+    "StorageIOError",
+    "TableAlreadyExistsError",
+    "TableNotFoundError",
+    "UnsupportedError",
+]

@@ -1,0 +1,537 @@
+//! `_riverlet.Connection` and `_riverlet.Table`: admin calls and writers over
+//! `riverlet::blocking`. Every blocking call runs with the GIL released.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arrow::pyarrow::{PyArrowType, ToPyArrow};
+use arrow_array::RecordBatch;
+use arrow_schema::Schema as ArrowSchema;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use riverlet::blocking;
+use riverlet::client::ClientConfig;
+use riverlet::metadata::{PartitionSpec, Schema, TableDescriptor, TablePath};
+
+use crate::errors::{closed, enter, PyResultExt};
+
+/// Shared "closed" flag of a connection and everything opened from it.
+#[derive(Debug, Clone, Default)]
+pub struct Liveness(Arc<AtomicBool>);
+
+impl Liveness {
+    /// Fails with `ClosedError` naming `what` once the connection is closed.
+    pub fn check(&self, what: &str) -> PyResult<()> {
+        if self.0.load(Ordering::Acquire) {
+            Err(closed(what))
+        } else {
+            Ok(())
+        }
+    }
+    fn close(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+    /// Whether the connection was closed.
+    pub fn is_closed(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+fn lock<'a, T>(m: &'a Mutex<T>, what: &str) -> PyResult<MutexGuard<'a, T>> {
+    m.lock().map_err(|_| closed(what))
+}
+
+fn parse_path(name: &str) -> PyResult<TablePath> {
+    TablePath::parse(name).py_err()
+}
+
+/// Connects to a Fluss cluster (or a `LocalServer`). `properties` are Fluss client options
+/// (`bootstrap.servers`, `client.security.sasl.username`, `client.request-timeout`, ...);
+/// the core parses and validates them.
+#[pyfunction]
+pub fn connect(py: Python<'_>, properties: BTreeMap<String, String>) -> PyResult<PyConnection> {
+    enter()?;
+    let config = ClientConfig::from_properties(&properties).py_err()?;
+    let inner = py
+        .detach(|| blocking::Connection::connect(config))
+        .py_err()?;
+    Ok(PyConnection {
+        inner,
+        live: Liveness::default(),
+    })
+}
+
+/// Sets the number of worker threads of Riverlet's runtime; call before the first connection.
+#[pyfunction]
+pub fn configure_runtime(threads: usize) -> PyResult<()> {
+    blocking::configure_runtime(threads).py_err()
+}
+
+/// A connection to a Fluss cluster; see `riverlet.Connection`.
+#[pyclass(module = "riverlet._riverlet", name = "Connection")]
+pub struct PyConnection {
+    inner: blocking::Connection,
+    live: Liveness,
+}
+
+impl PyConnection {
+    fn admin(&self) -> PyResult<blocking::Admin> {
+        enter()?;
+        self.live.check("the connection")?;
+        Ok(self.inner.admin())
+    }
+}
+
+#[pymethods]
+impl PyConnection {
+    /// Creates a database.
+    #[pyo3(signature = (name, if_not_exists = false))]
+    fn create_database(&self, py: Python<'_>, name: String, if_not_exists: bool) -> PyResult<()> {
+        let admin = self.admin()?;
+        py.detach(|| admin.create_database(&name, if_not_exists))
+            .py_err()
+    }
+
+    /// Drops a database (`cascade` drops its tables too).
+    #[pyo3(signature = (name, if_exists = false, cascade = false))]
+    fn drop_database(
+        &self,
+        py: Python<'_>,
+        name: String,
+        if_exists: bool,
+        cascade: bool,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        py.detach(|| admin.drop_database(&name, if_exists, cascade))
+            .py_err()
+    }
+
+    /// The names of all databases.
+    fn list_databases(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let admin = self.admin()?;
+        py.detach(|| admin.list_databases()).py_err()
+    }
+
+    /// Whether a database exists.
+    fn database_exists(&self, py: Python<'_>, name: String) -> PyResult<bool> {
+        let admin = self.admin()?;
+        py.detach(|| admin.database_exists(&name)).py_err()
+    }
+
+    /// Creates table `name` (`db.table`) with an Arrow `schema`; see `riverlet.Connection`.
+    #[pyo3(signature = (name, schema, primary_key = None, partition_by = None, buckets = None,
+                        bucket_keys = None, properties = None, custom_properties = None,
+                        comment = None, if_not_exists = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn create_table(
+        &self,
+        py: Python<'_>,
+        name: String,
+        schema: PyArrowType<ArrowSchema>,
+        primary_key: Option<Vec<String>>,
+        partition_by: Option<Vec<String>>,
+        buckets: Option<i32>,
+        bucket_keys: Option<Vec<String>>,
+        properties: Option<BTreeMap<String, String>>,
+        custom_properties: Option<BTreeMap<String, String>>,
+        comment: Option<String>,
+        if_not_exists: bool,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        let columns = Schema::from_arrow(&schema.0).py_err()?.columns;
+        let mut sb = Schema::builder().from_columns(columns);
+        if let Some(pk) = primary_key {
+            sb = sb.primary_key(pk);
+        }
+        let schema = sb.build().py_err()?;
+        let mut db = TableDescriptor::builder(schema)
+            .partitioned_by(partition_by.unwrap_or_default())
+            .distributed_by(buckets, bucket_keys.unwrap_or_default());
+        if let Some(c) = comment {
+            db = db.comment(c);
+        }
+        for (k, v) in properties.unwrap_or_default() {
+            db = db.property(k, v);
+        }
+        for (k, v) in custom_properties.unwrap_or_default() {
+            db = db.custom_property(k, v);
+        }
+        let descriptor = db.build().py_err()?;
+        py.detach(|| admin.create_table(&path, &descriptor, if_not_exists))
+            .py_err()
+    }
+
+    /// Drops a table.
+    #[pyo3(signature = (name, if_exists = false))]
+    fn drop_table(&self, py: Python<'_>, name: String, if_exists: bool) -> PyResult<()> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        py.detach(|| admin.drop_table(&path, if_exists)).py_err()
+    }
+
+    /// The table names of a database.
+    fn list_tables(&self, py: Python<'_>, database: String) -> PyResult<Vec<String>> {
+        let admin = self.admin()?;
+        py.detach(|| admin.list_tables(&database)).py_err()
+    }
+
+    /// Whether a table exists.
+    fn table_exists(&self, py: Python<'_>, name: String) -> PyResult<bool> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        py.detach(|| admin.table_exists(&path)).py_err()
+    }
+
+    /// The partitions of a table: dicts with `id`, `name` and `spec` (key -> value).
+    fn list_partitions<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        let parts = py.detach(|| admin.list_partitions(&path)).py_err()?;
+        parts
+            .into_iter()
+            .map(|p| {
+                let d = PyDict::new(py);
+                d.set_item("id", p.partition_id)?;
+                d.set_item("name", p.name)?;
+                let spec = PyDict::new(py);
+                for (k, v) in p.spec.entries {
+                    spec.set_item(k, v)?;
+                }
+                d.set_item("spec", spec)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Creates a partition given as key -> value.
+    #[pyo3(signature = (name, spec, if_not_exists = false))]
+    fn create_partition(
+        &self,
+        py: Python<'_>,
+        name: String,
+        spec: Vec<(String, String)>,
+        if_not_exists: bool,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        let spec = PartitionSpec::new(spec);
+        py.detach(|| admin.create_partition(&path, &spec, if_not_exists))
+            .py_err()
+    }
+
+    /// Drops a partition given as key -> value.
+    #[pyo3(signature = (name, spec, if_exists = false))]
+    fn drop_partition(
+        &self,
+        py: Python<'_>,
+        name: String,
+        spec: Vec<(String, String)>,
+        if_exists: bool,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        let spec = PartitionSpec::new(spec);
+        py.detach(|| admin.drop_partition(&path, &spec, if_exists))
+            .py_err()
+    }
+
+    /// Opens table `name` (`db.table`).
+    fn table(&self, py: Python<'_>, name: String) -> PyResult<PyTable> {
+        enter()?;
+        self.live.check("the connection")?;
+        let path = parse_path(&name)?;
+        let conn = self.inner.clone();
+        let inner = py.detach(|| conn.table(&path)).py_err()?;
+        Ok(PyTable::new(inner, self.live.clone()))
+    }
+
+    /// Closes the connection and everything opened from it. Idempotent.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if self.live.is_closed() {
+            return Ok(());
+        }
+        self.live.close();
+        enter()?;
+        let conn = self.inner.clone();
+        py.detach(|| conn.close()).py_err()
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.live.is_closed()
+    }
+}
+
+/// A table handle; see `riverlet.Table`.
+#[pyclass(module = "riverlet._riverlet", name = "Table")]
+pub struct PyTable {
+    pub(crate) inner: blocking::Table,
+    pub(crate) live: Liveness,
+    append: Mutex<Option<Arc<blocking::AppendWriter>>>,
+    upsert: Mutex<HashMap<Option<Vec<String>>, Arc<blocking::UpsertWriter>>>,
+}
+
+impl PyTable {
+    fn new(inner: blocking::Table, live: Liveness) -> Self {
+        PyTable {
+            inner,
+            live,
+            append: Mutex::new(None),
+            upsert: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Checks the process and the connection before a blocking call.
+    pub(crate) fn ready(&self) -> PyResult<()> {
+        enter()?;
+        self.live.check("the connection of this table")
+    }
+
+    fn append_writer(&self) -> PyResult<Arc<blocking::AppendWriter>> {
+        let mut g = lock(&self.append, "the append writer")?;
+        if let Some(w) = g.as_ref() {
+            return Ok(w.clone());
+        }
+        let w = Arc::new(self.inner.new_append_writer().py_err()?);
+        *g = Some(w.clone());
+        Ok(w)
+    }
+
+    fn upsert_writer(&self, columns: Option<Vec<String>>) -> PyResult<Arc<blocking::UpsertWriter>> {
+        let mut g = lock(&self.upsert, "the upsert writer")?;
+        if let Some(w) = g.get(&columns) {
+            return Ok(w.clone());
+        }
+        let refs: Option<Vec<&str>> = columns
+            .as_ref()
+            .map(|c| c.iter().map(String::as_str).collect());
+        let w = Arc::new(self.inner.new_upsert_writer(refs.as_deref()).py_err()?);
+        g.insert(columns, w.clone());
+        Ok(w)
+    }
+}
+
+#[pymethods]
+impl PyTable {
+    /// `db.table`.
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.path().to_string()
+    }
+
+    /// The database name.
+    #[getter]
+    fn database(&self) -> String {
+        self.inner.path().database.clone()
+    }
+
+    /// The table's Arrow schema (as its reads return it).
+    #[getter]
+    fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.inner.arrow_schema().as_ref().to_pyarrow(py)
+    }
+
+    /// The primary-key columns, or None for a log table.
+    #[getter]
+    fn primary_key(&self) -> Option<Vec<String>> {
+        self.inner.info().descriptor.schema.primary_key.clone()
+    }
+
+    /// The partition keys (empty when not partitioned).
+    #[getter]
+    fn partition_keys(&self) -> Vec<String> {
+        self.inner.info().descriptor.partition_keys.clone()
+    }
+
+    /// The bucket keys (empty for a log table distributed without a key).
+    #[getter]
+    fn bucket_keys(&self) -> Vec<String> {
+        self.inner.info().descriptor.effective_bucket_keys()
+    }
+
+    /// The number of buckets.
+    #[getter]
+    fn buckets(&self) -> i32 {
+        self.inner.info().num_buckets()
+    }
+
+    /// The table's properties.
+    #[getter]
+    fn properties(&self) -> BTreeMap<String, String> {
+        self.inner.info().descriptor.properties.clone()
+    }
+
+    /// The table comment.
+    #[getter]
+    fn comment(&self) -> Option<String> {
+        self.inner.info().descriptor.comment.clone()
+    }
+
+    /// The server-assigned table id.
+    #[getter]
+    fn table_id(&self) -> i64 {
+        self.inner.info().table_id
+    }
+
+    /// Queues one Arrow batch for appending (log tables); waits while the writer's buffer is
+    /// full. Call `flush()` to wait for the acknowledgements.
+    fn append(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
+        self.ready()?;
+        let w = self.append_writer()?;
+        py.detach(|| w.append(&batch.0).map(drop)).py_err()
+    }
+
+    /// Queues upserts of one Arrow batch (primary-key tables); `columns` makes it a partial
+    /// update of those columns.
+    #[pyo3(signature = (batch, columns = None))]
+    fn upsert(
+        &self,
+        py: Python<'_>,
+        batch: PyArrowType<RecordBatch>,
+        columns: Option<Vec<String>>,
+    ) -> PyResult<()> {
+        self.ready()?;
+        let w = self.upsert_writer(columns)?;
+        py.detach(|| w.upsert(&batch.0).map(drop)).py_err()
+    }
+
+    /// Queues deletes of the keys in one Arrow batch (it needs the primary-key columns).
+    fn delete(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
+        self.ready()?;
+        let w = self.upsert_writer(None)?;
+        py.detach(|| w.delete(&batch.0).map(drop)).py_err()
+    }
+
+    /// Waits until every queued write is acknowledged; raises the first write error since the
+    /// previous flush.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        self.ready()?;
+        let append = lock(&self.append, "the append writer")?.clone();
+        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?
+            .values()
+            .cloned()
+            .collect();
+        py.detach(|| {
+            if let Some(w) = append {
+                w.flush()?;
+            }
+            for w in upserts {
+                w.flush()?;
+            }
+            Ok(())
+        })
+        .py_err()
+    }
+
+    /// Flushes and closes this table's writers (the table can still be read; a later write
+    /// opens new writers).
+    fn close_writers(&self, py: Python<'_>) -> PyResult<()> {
+        self.ready()?;
+        let append = lock(&self.append, "the append writer")?.take();
+        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?
+            .drain()
+            .map(|(_, w)| w)
+            .collect();
+        py.detach(|| {
+            let mut first = None;
+            if let Some(w) = append {
+                if let Err(e) = w.close() {
+                    first.get_or_insert(e);
+                }
+            }
+            for w in upserts {
+                if let Err(e) = w.close() {
+                    first.get_or_insert(e);
+                }
+            }
+            first.map_or(Ok(()), Err)
+        })
+        .py_err()
+    }
+
+    /// Plans and starts a read; see `riverlet.Table.scan`. `start`/`end` make it a time-range
+    /// read of commit time `[start, end)`; `changelog` adds the change columns.
+    #[pyo3(signature = (columns = None, filter = None, partitions = None, limit = None,
+                        start = None, end = None, tz = None, read_optimized = false,
+                        changelog = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn scan<'py>(
+        &self,
+        py: Python<'py>,
+        columns: Option<Vec<String>>,
+        filter: Option<Bound<'py, PyAny>>,
+        partitions: Option<Vec<Bound<'py, PyAny>>>,
+        limit: Option<usize>,
+        start: Option<Bound<'py, PyAny>>,
+        end: Option<Bound<'py, PyAny>>,
+        tz: Option<String>,
+        read_optimized: bool,
+        changelog: bool,
+    ) -> PyResult<crate::stream::PyBatchStream> {
+        let args = crate::read::ReadArgs {
+            columns,
+            filter,
+            partitions,
+            limit,
+            start,
+            end,
+            tz,
+            read_optimized,
+            changelog,
+        };
+        crate::read::scan(py, self, args)
+    }
+
+    /// The number of rows (log tables: records retained; primary-key tables: keys).
+    fn count(&self, py: Python<'_>) -> PyResult<u64> {
+        crate::read::count(py, self)
+    }
+
+    /// The columns a prefix lookup takes (bucket keys, plus partition keys when partitioned).
+    #[getter]
+    fn prefix_lookup_columns(&self) -> PyResult<Vec<String>> {
+        Ok(self.inner.inner().new_lookuper().py_err()?.prefix_columns())
+    }
+
+    /// Looks up the keys of a batch with the primary-key columns; the rows found.
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        keys: PyArrowType<RecordBatch>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::read::lookup(py, self, keys, false)
+    }
+
+    /// Prefix lookups of a batch with the prefix columns; every row found.
+    fn prefix_lookup<'py>(
+        &self,
+        py: Python<'py>,
+        prefixes: PyArrowType<RecordBatch>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::read::lookup(py, self, prefixes, true)
+    }
+
+    /// Starts a subscription from `start` ("full", "earliest", "latest" or a timestamp).
+    #[pyo3(signature = (start, columns = None, partitions = None, tz = None))]
+    fn subscribe<'py>(
+        &self,
+        py: Python<'py>,
+        start: Bound<'py, PyAny>,
+        columns: Option<Vec<String>>,
+        partitions: Option<Vec<Bound<'py, PyAny>>>,
+        tz: Option<String>,
+    ) -> PyResult<crate::read::PySubscription> {
+        crate::read::subscribe(py, self, &start, columns, partitions, tz)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Table({:?})", self.inner.path().to_string())
+    }
+}
