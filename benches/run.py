@@ -688,7 +688,8 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         ratios.append(f"lookup {c}: {fmt_rate(rate['median'], 'keys/s')} batched, p50 {p50:.3f} ms, p99 {p99:.3f} ms")
     if "riverlet" in lk and "pyfluss" in lk:
         line = (f"lookup riverlet / pyfluss: batched throughput {lk['riverlet'][0] / lk['pyfluss'][0]:.2f}x, "
-                f"p50 latency {lk['riverlet'][1] / lk['pyfluss'][1]:.2f}x, p99 latency {lk['riverlet'][2] / lk['pyfluss'][2]:.2f}x")
+                f"p50 latency {lk['riverlet'][1] / lk['pyfluss'][1]:.4f}x ({lk['pyfluss'][1] / lk['riverlet'][1]:.0f}x lower), "
+                f"p99 latency {lk['riverlet'][2] / lk['pyfluss'][2]:.4f}x ({lk['pyfluss'][2] / lk['riverlet'][2]:.0f}x lower)")
         ratios.insert(2, line)
         p("")
         p(f"**Ratio:** {line} (latency: lower is better).")
