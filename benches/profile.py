@@ -63,6 +63,12 @@ def main() -> None:
                               600)
         print(f"loaded {load['rows']:,} rows ({shape['arrow_bytes'] / 1e6:.0f} MB Arrow)")
         spec = dict(base, op=args.op, contender=args.contender, table="bench.scan")
+        if args.op == "append":
+            spec["table"] = "bench.append_profile"
+        elif args.op == "between":
+            stamps = load["slice_ts"]
+            mid = len(load["slice_rows"]) // 2 - 1
+            spec.update(start_ms=stamps[mid], end_ms=stamps[mid + 1])
         srv_data = out / f"server-{args.contender}-{args.op}.data"
         cli_data = out / f"client-{args.contender}-{args.op}.data"
         srv = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", "1999", "-g",

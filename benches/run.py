@@ -340,8 +340,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", 10_000_000)))
     ap.add_argument("--buckets", type=int, default=4)
-    ap.add_argument("--runs", type=int, default=3, help="runs per contender for scans and ceiling")
-    ap.add_argument("--append-runs", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=5,
+                    help="runs per contender: full scan, ceiling, time-range window")
+    ap.add_argument("--append-runs", type=int, default=3)
     ap.add_argument("--append-rows", type=int, default=None,
                     help="rows per append run (default: all rows)")
     ap.add_argument("--pk-rows", type=int, default=None,
