@@ -363,6 +363,7 @@ def main() -> None:
     append_rows = args.append_rows or args.rows
     pk_rows = args.pk_rows or min(args.rows, 1_000_000)
 
+    load_before = os.getloadavg()
     build_notes = build(args)
     contenders = []
     missing: dict[str, str] = {}
@@ -503,6 +504,7 @@ def main() -> None:
             shutil.rmtree(work, ignore_errors=True)
 
     results["elapsed_s"] = time.monotonic() - T_START
+    results["loadavg"] = {"start": load_before, "end": os.getloadavg()}
     results["build_s"] = t_build
     results["versions"] = versions(riverlet_version)
     results["args"] = {"rows": args.rows, "buckets": args.buckets, "runs": args.runs,
@@ -537,6 +539,11 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     p("")
     p(f"- Machine: {res['versions']['cores (os.cpu_count)']} cores ({res['versions']['cpu']}), "
       f"{res['versions']['memory']}, Linux {res['versions']['kernel']}.")
+    la = res.get("loadavg")
+    if la:
+        p(f"- Load average (1/5/15 min) at start {la['start'][0]:.2f}/{la['start'][1]:.2f}/{la['start'][2]:.2f}, "
+          f"at end {la['end'][0]:.2f}/{la['end'][1]:.2f}/{la['end'][2]:.2f}: anything above ~0 means other "
+          "processes shared the cores during the run and widened the spreads.")
     p("- Server: `riverlet-server` release build, **`--fsync never`** (no fsync on the write path), "
       "on loopback, same machine as the clients (they share the 2 cores).")
     p(f"- Data: {rows:,} rows, 6 columns ({res['shape']['schema']}), {res['args']['buckets']} buckets, "
