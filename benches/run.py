@@ -431,6 +431,9 @@ def main() -> None:
             for c in order(run):
                 r = run_worker(dict(base, op="scan", contender=c, table="bench.scan"), timeout)
                 scan[c].append(r)
+                if r["rows"] != args.rows:
+                    results.setdefault("warnings", []).append(
+                        f"scan {c} run {run} returned {r['rows']:,} rows, expected {args.rows:,}")
                 log(f"scan {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s "
                     f"(peak RSS {r['maxrss_kib'] / 1024:.0f} MiB)")
             log("ceiling run {}: fresh {:.2f}s, reuse {:.2f}s".format(
@@ -453,6 +456,10 @@ def main() -> None:
                 r = run_worker(dict(base, op="between", contender=c, table="bench.scan",
                                     start_ms=w_start, end_ms=w_end), timeout)
                 between[c].append(r)
+                if r["rows"] != results["window"]["expected_rows"]:
+                    results.setdefault("warnings", []).append(
+                        f"time-range {c} run {run} returned {r['rows']:,} rows, expected "
+                        f"{results['window']['expected_rows']:,}")
                 log(f"between {c} run {run}: {r['rows']:,} rows in {r['seconds']:.3f}s")
         results["between"] = between
 
@@ -491,6 +498,9 @@ def main() -> None:
             for c in order(run):
                 r = run_worker(dict(base, op="stream", contender=c, table="bench.scan"), timeout)
                 stream[c].append(r)
+                if r["rows"] != args.rows:
+                    results.setdefault("warnings", []).append(
+                        f"stream {c} run {run} returned {r['rows']:,} rows, expected {args.rows:,}")
                 log(f"stream {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s, "
                     f"peak RSS {r['maxrss_kib'] / 1024:.0f} MiB")
         for c in contenders:
@@ -552,6 +562,8 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     p("- Every run is a fresh worker process; contenders alternate run by run (order flips each run). "
       "Medians with min–max and spread = (max−min)/median. MB = 10^6 bytes; MB/s counts the Arrow "
       "bytes of the result, 'wire MB/s' the log-segment bytes fetched.")
+    for w in res.get("warnings", []):
+        p(f"- **Warning**: {w}")
     if res["missing"]:
         for c, why in res["missing"].items():
             p(f"- **{c} not measured**: {why}")
