@@ -6,8 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-VENV=$ROOT/.venv
-PY=$VENV/bin/python
+INTEROP_VENV=$ROOT/.venv-interop
+PY=$INTEROP_VENV/bin/python
 
 passed=0
 failed=0
@@ -29,9 +29,9 @@ run_suite() {
   fi
 }
 
-setup_venv() {
+setup_interop_venv() {
   if [ ! -x "$PY" ]; then
-    python3 -m venv "$VENV" || return 1
+    python3 -m venv "$INTEROP_VENV" || return 1
   fi
   "$PY" -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt
 }
@@ -42,12 +42,22 @@ run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 run_suite "cargo build" cargo build --workspace --all-targets
 run_suite "rust tests" cargo test --workspace --all-targets
+run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
+run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 
-# Python: one virtualenv for the interop suite (pyfluss) and the riverlet package.
-run_suite "python venv" setup_venv
+# The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
+# the example under ASan/UBSan/LSan.
+run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh
+
+# Python: the riverlet package (its own virtualenv .venv) and the official client's interop
+# suite (pyfluss pins pandas 3, so it gets .venv-interop).
+run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
+run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
   "$PY" -m pytest -q tests/interop
+# The same Rust and pyfluss suites against the real Apache Fluss server (Maven Central jars).
+run_suite "real Apache Fluss interop (Rust + pyfluss)" bash tests/fluss-cluster/run-interop.sh
 
 echo
 if [ "$failed" -gt 0 ]; then

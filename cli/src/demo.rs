@@ -70,7 +70,9 @@ pub fn run() -> Result<()> {
         ],
     )?;
     sleep();
-    let windows: Vec<(&str, &str, i64, Option<i64>, Vec<i64>)> = vec![
+    // (table, what the window shows, start, end, the order ids it must return)
+    type Window<'a> = (&'a str, &'a str, i64, Option<i64>, Vec<i64>);
+    let windows: Vec<Window> = vec![
         (
             "log_table",
             "the seed rows' window",

@@ -65,6 +65,16 @@ enum Command {
         #[command(flatten)]
         conn: ConnArgs,
     },
+    /// Write rows given as JSON (a list of rows, each a list in column order or an object):
+    /// appended to a log table, upserted into a primary-key table.
+    Write {
+        /// The table, as database.table.
+        table: String,
+        /// The rows, e.g. '[[1, "a", 10], {"id": 2, "item": "b", "amount": 20}]'; '-' reads stdin.
+        rows: String,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
     /// Read a table: projection, filter, a commit-time window [START, END) and a limit.
     Read {
         /// The table, as database.table.
@@ -75,7 +85,7 @@ enum Command {
         /// A filter, e.g. "amount >= 10 AND dt IN ('2026-01-01')".
         #[arg(long)]
         filter: Option<String>,
-        /// A commit-time window: START [END] as epoch ms or 'yyyy-MM-dd HH:mm:ss'.
+        /// A commit-time window: START \[END\] as epoch ms or 'yyyy-MM-dd HH:mm:ss'.
         #[arg(long, num_args = 1..=2, value_names = ["START", "END"])]
         between: Vec<String>,
         /// Time zone of 'yyyy-MM-dd HH:mm:ss' bounds (default: the local zone).
@@ -108,6 +118,8 @@ struct ConnArgs {
 impl ConnArgs {
     fn connect(&self) -> Result<Connection> {
         let mut config = ClientConfig::new(&self.bootstrap);
+        // A command-line write names its partition values; creating them is what a user means.
+        config.writer.create_missing_partitions = true;
         if let Some(user) = &self.username {
             config = config.with_sasl_plain(user, self.password.clone().unwrap_or_default());
         }
@@ -147,6 +159,7 @@ fn main() {
             bucket_key,
             &properties,
         ),
+        Command::Write { table, rows, conn } => write(&conn, &table, &rows),
         Command::Read {
             table,
             columns,
@@ -245,6 +258,48 @@ fn create_table(
     admin.create_database(&path.database, true)?;
     admin.create_table(&path, &descriptor, false)?;
     println!("created {path}");
+    conn.close()
+}
+
+fn write(conn: &ConnArgs, table: &str, rows: &str) -> Result<()> {
+    let text = if rows == "-" {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        rows.to_string()
+    };
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::invalid(format!("rows are not valid JSON ({e}): {text}")))?;
+    let list = value
+        .as_array()
+        .ok_or_else(|| Error::invalid(format!("rows must be a JSON list of rows, got: {text}")))?;
+    let path = TablePath::parse(table)?;
+    let conn = conn.connect()?;
+    let t = conn.table(&path)?;
+    let schema = t.info().schema();
+    let names = schema.column_names();
+    let rows = list
+        .iter()
+        .map(|row| match row {
+            serde_json::Value::Array(values) => Ok(values.clone()),
+            serde_json::Value::Object(fields) => {
+                if let Some(unknown) = fields.keys().find(|k| !names.contains(&k.as_str())) {
+                    return Err(Error::invalid(format!(
+                        "table {path} has no column '{unknown}' (columns: {})",
+                        names.join(", ")
+                    )));
+                }
+                Ok(names
+                    .iter()
+                    .map(|n| fields.get(*n).cloned().unwrap_or(serde_json::Value::Null))
+                    .collect())
+            }
+            other => Err(Error::invalid(format!(
+                "each row must be a list or an object, got: {other}"
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    scenario::write_rows(&t, &rows)?;
+    println!("wrote {} row(s) to {path}", rows.len());
     conn.close()
 }
 

@@ -1,5 +1,5 @@
 //! The seed scenario's log table: create `seed.log_table`, append five orders as an Arrow batch
-//! and as rows, and show the offsets per bucket.
+//! and as rows, show the offsets per bucket, then read it back with projection and filters.
 //!
 //! Run against a server (the embedded one or Apache Fluss):
 //! `cargo run -p riverlet --example log_table -- localhost:9123`
@@ -67,6 +67,28 @@ async fn main() -> riverlet::Result<()> {
         .list_offsets(&path, None, &[], OffsetSpec::Latest)
         .await?;
     println!("{path}: latest offsets per bucket {offsets:?}");
+
+    // The seed reads: everything, a projection, a filter, and both together.
+    let reads: [(&[&str], Option<&str>); 4] = [
+        (&[], None),
+        (&["address", "item_id"], None),
+        (&[], Some("amount IN (602, 604)")),
+        (&["order_id", "item_id"], Some("order_id >= 900")),
+    ];
+    for (columns, filter) in reads {
+        let mut scan = table.scan();
+        if !columns.is_empty() {
+            scan = scan.project(columns);
+        }
+        if let Some(f) = filter {
+            scan = scan.filter_text(f);
+        }
+        let batches = scan.collect().await?;
+        println!(
+            "columns {columns:?}, filter {filter:?}\n{}",
+            arrow_cast::pretty::pretty_format_batches(&batches)?
+        );
+    }
     conn.close().await;
     Ok(())
 }

@@ -57,6 +57,19 @@ fn main() -> riverlet::Result<()> {
         println!("partition {} (id {}): {offsets:?}", p.name, p.partition_id);
     }
     writer.close()?;
+
+    // Partition filters prune partitions before any data is fetched.
+    for filter in ["dt = '2026-01-01'", "dt IN ('2026-01-01', '2026-01-02')"] {
+        let batches = table
+            .scan()
+            .project(&["order_id", "address", "dt"])
+            .filter_text(filter)
+            .collect()?;
+        println!(
+            "WHERE {filter}\n{}",
+            arrow_cast::pretty::pretty_format_batches(&batches)?
+        );
+    }
     conn.close()?;
     riverlet::blocking::shutdown_runtime(std::time::Duration::from_secs(1));
     Ok(())

@@ -77,6 +77,21 @@ async fn main() -> riverlet::Result<()> {
         .list_offsets(&path, None, &[], OffsetSpec::Latest)
         .await?;
     println!("{path}: changelog end offsets {offsets:?}");
+
+    // The latest view: every key once, with its newest value (order 1000 deleted).
+    let latest = table.scan().collect().await?;
+    println!("{}", arrow_cast::pretty::pretty_format_batches(&latest)?);
+    // The seed read after the upsert: projection + filter on the latest view.
+    let filtered = table
+        .scan()
+        .project(&["order_id", "item_id", "address"])
+        .filter_text("amount <= 603")
+        .collect()
+        .await?;
+    println!("{}", arrow_cast::pretty::pretty_format_batches(&filtered)?);
+    // The changelog the writes produced (+I, -U/+U, -D), with offsets and commit times.
+    let changes = table.scan().changelog(true).collect().await?;
+    println!("{}", arrow_cast::pretty::pretty_format_batches(&changes)?);
     conn.close().await;
     Ok(())
 }

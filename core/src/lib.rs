@@ -18,3 +18,8 @@ pub mod row;
 pub mod rpc;
 pub mod scan;
 pub mod write;
+
+/// The README's Rust snippets, compiled and run as doctests so they keep working.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

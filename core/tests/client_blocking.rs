@@ -5,34 +5,25 @@ use std::sync::Arc;
 use arrow_array::{Int32Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use riverlet::blocking::Connection;
-use riverlet::client::{ClientConfig, OffsetSpec};
-use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use riverlet::client::OffsetSpec;
+use riverlet::metadata::{DataType, Schema, TableDescriptor};
 use riverlet::row::Datum;
 use riverlet::ErrorKind;
 
-fn start() -> (riverlet_server::LocalServer, tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = riverlet_server::ServerConfig::new(dir.path());
-    config.port = 0;
-    let server = riverlet_server::LocalServer::start(config).unwrap();
-    let bootstrap = server.bootstrap_servers();
-    (server, dir, bootstrap)
-}
+mod common;
+use common::TestEnv;
 
 #[test]
 fn blocking_admin_and_writes_from_many_threads() {
-    let (_server, _dir, bootstrap) = start();
-    let mut config = ClientConfig::new(bootstrap.as_str());
-    config.writer.linger = std::time::Duration::from_millis(5);
-    let conn = Connection::connect(config).unwrap();
+    let env = TestEnv::new();
+    let conn = Connection::connect(env.config()).unwrap();
     let admin = conn.admin();
-    admin.create_database("b", true).unwrap();
     let schema = Schema::builder()
         .column("id", DataType::int().not_null())
         .column("name", DataType::string())
         .build()
         .unwrap();
-    let path = TablePath::new("b", "t");
+    let path = env.path("t");
     admin
         .create_table(
             &path,
@@ -43,7 +34,7 @@ fn blocking_admin_and_writes_from_many_threads() {
             false,
         )
         .unwrap();
-    let table = conn.table_by_name("b.t").unwrap();
+    let table = conn.table_by_name(&path.to_string()).unwrap();
     let writer = Arc::new(table.new_append_writer().unwrap());
 
     let threads: Vec<_> = (0..4)

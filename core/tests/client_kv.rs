@@ -1,14 +1,14 @@
-//! Primary-key tables through the upsert writer against the embedded server: upserts, deletes,
+//! Primary-key tables through the upsert writer against the test server: upserts, deletes,
 //! partial updates, partitioned PK tables, typed errors.
 
-mod client_common;
+mod common;
 
 use std::sync::Arc;
 
 use arrow_array::{Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use client_common::*;
-use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use common::*;
+use riverlet::metadata::{DataType, Schema, TableDescriptor};
 use riverlet::row::Datum;
 use riverlet::ErrorKind;
 
@@ -32,9 +32,9 @@ fn row(id: i32, name: Option<&str>, score: Option<i64>) -> Vec<Datum> {
 
 #[tokio::test]
 async fn upsert_delete_and_partial_update() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "users");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("users");
     let d = TableDescriptor::builder(pk_schema())
         .distributed_by(Some(3), Vec::<String>::new())
         .build()
@@ -132,9 +132,9 @@ async fn upsert_delete_and_partial_update() {
 
 #[tokio::test]
 async fn partitioned_pk_table() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "prices");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("prices");
     let schema = Schema::builder()
         .column("region", DataType::string().not_null())
         .column("item", DataType::int().not_null())
@@ -188,9 +188,9 @@ async fn partitioned_pk_table() {
 
 #[tokio::test]
 async fn kv_typed_errors() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "kv_errors");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("kv_errors");
     let table = create_table(
         &conn,
         &path,
@@ -202,7 +202,8 @@ async fn kv_typed_errors() {
     let e = table.new_append_writer().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(
-        e.message().contains("db.kv_errors") && e.message().contains("primary key"),
+        e.message().contains(&env.path("kv_errors").to_string())
+            && e.message().contains("primary key"),
         "{e}"
     );
 
@@ -223,7 +224,8 @@ async fn kv_typed_errors() {
         .await
         .unwrap_err();
     assert!(
-        e.message().contains("primary key column 'id'") && e.message().contains("db.kv_errors"),
+        e.message().contains("primary key column 'id'")
+            && e.message().contains(&env.path("kv_errors").to_string()),
         "{e}"
     );
     // Wrong arity.
@@ -247,29 +249,38 @@ async fn kv_typed_errors() {
 
 #[tokio::test]
 async fn sasl_plain_login() {
-    let server = start_server_with(|c| {
-        c.sasl_users = Some(
-            [("alice".to_string(), "secret".to_string())]
-                .into_iter()
-                .collect(),
-        );
-    })
-    .await;
-    let ok = riverlet::client::Connection::connect(
-        test_config(&server.bootstrap).with_sasl_plain("alice", "secret"),
+    let Some(env) = TestEnv::sasl() else {
+        return;
+    };
+    let creds = env.sasl.clone().unwrap();
+    let ok = env.connect().await;
+    ok.admin().list_databases().await.unwrap();
+    let table = create_table(
+        &ok,
+        &env.path("secured"),
+        TableDescriptor::builder(pk_schema()).build().unwrap(),
     )
-    .await
-    .unwrap();
-    ok.admin().create_database("sec", true).await.unwrap();
+    .await;
+    // Writes and lookups go to the tablet server, over its SASL listener too.
+    let w = table.new_upsert_writer(None).unwrap();
+    w.upsert_rows(&[row(1, Some("s"), Some(1))]).await.unwrap();
+    assert_eq!(
+        lookup(&ok, &table, None, &[Datum::Int(1)]).await,
+        Some(row(1, Some("s"), Some(1)))
+    );
 
-    let mut bad = test_config(&server.bootstrap).with_sasl_plain("alice", "wrong");
+    let mut bad = riverlet::client::ClientConfig::new(env.bootstrap.as_str())
+        .with_sasl_plain(creds.username.as_str(), "wrong");
     bad.retries = 0;
     let e = riverlet::client::Connection::connect(bad)
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Authentication, "{e}");
+    assert_eq!(e.fluss_code(), Some(46), "{e}");
 
-    let mut none = test_config(&server.bootstrap);
+    let mut none = riverlet::client::ClientConfig::new(env.bootstrap.as_str());
     none.retries = 0;
-    assert!(riverlet::client::Connection::connect(none).await.is_err());
+    none.request_timeout = std::time::Duration::from_secs(5);
+    let e = riverlet::client::Connection::connect(none).await;
+    assert!(e.is_err(), "a connection without credentials was accepted");
 }

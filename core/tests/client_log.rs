@@ -1,7 +1,7 @@
-//! Log tables through the client against the embedded server: admin, append writers, routing,
+//! Log tables through the client against the test server (see common/mod.rs): admin, append writers, routing,
 //! batching, idempotence, flush, typed errors.
 
-mod client_common;
+mod common;
 
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use arrow_array::{Int32Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use client_common::*;
+use common::*;
 use riverlet::client::{Connection, OffsetSpec};
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
 use riverlet::row::Datum;
@@ -43,21 +43,23 @@ fn ids_of(batches: &[RecordBatch]) -> Vec<i32> {
 
 #[tokio::test]
 async fn admin_databases_and_tables() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
     let admin = conn.admin();
-    admin.create_database("adm", false).await.unwrap();
-    admin.create_database("adm", true).await.unwrap();
-    let e = admin.create_database("adm", false).await.unwrap_err();
+    let db = env.extra_db("adm");
+    let db = db.as_str();
+    admin.create_database(db, false).await.unwrap();
+    admin.create_database(db, true).await.unwrap();
+    let e = admin.create_database(db, false).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
     assert!(admin
         .list_databases()
         .await
         .unwrap()
-        .contains(&"adm".to_string()));
-    assert!(admin.database_exists("adm").await.unwrap());
+        .contains(&db.to_string()));
+    assert!(admin.database_exists(db).await.unwrap());
 
-    let path = TablePath::new("adm", "logs");
+    let path = TablePath::new(db, "logs");
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(3), Vec::<String>::new())
         .build()
@@ -65,7 +67,7 @@ async fn admin_databases_and_tables() {
     admin.create_table(&path, &d, false).await.unwrap();
     assert!(admin.table_exists(&path).await.unwrap());
     assert_eq!(
-        admin.list_tables("adm").await.unwrap(),
+        admin.list_tables(db).await.unwrap(),
         vec!["logs".to_string()]
     );
     let info = admin.table_info(&path).await.unwrap();
@@ -86,10 +88,10 @@ async fn admin_databases_and_tables() {
     assert!(!admin.table_exists(&path).await.unwrap());
     let e = conn.table(&path).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
-    assert!(e.message().contains("adm.logs"), "{e}");
+    assert!(e.message().contains(&format!("{db}.logs")), "{e}");
 
-    admin.drop_database("adm", false, true).await.unwrap();
-    assert!(!admin.database_exists("adm").await.unwrap());
+    admin.drop_database(db, false, true).await.unwrap();
+    assert!(!admin.database_exists(db).await.unwrap());
     conn.close().await;
     let e = conn.admin().list_databases().await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Closed);
@@ -97,9 +99,9 @@ async fn admin_databases_and_tables() {
 
 #[tokio::test]
 async fn append_batches_and_rows_are_acked_and_readable() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "events");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("events");
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(2), Vec::<String>::new())
         .build()
@@ -138,11 +140,11 @@ async fn append_batches_and_rows_are_acked_and_readable() {
 
 #[tokio::test]
 async fn round_robin_spreads_and_sticky_sticks() {
-    let server = start_server().await;
-    let mut config = test_config(&server.bootstrap);
+    let env = TestEnv::new();
+    let mut config = env.config();
     config.writer.no_key_assigner = NoKeyAssigner::RoundRobin;
     let conn = Connection::connect(config).await.unwrap();
-    let path = TablePath::new("db", "rr");
+    let path = env.path("rr");
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(3), Vec::<String>::new())
         .build()
@@ -163,8 +165,8 @@ async fn round_robin_spreads_and_sticky_sticks() {
     );
 
     // Sticky (default): small writes inside one linger window stay in one bucket.
-    let conn2 = connect(&server).await;
-    let path2 = TablePath::new("db", "sticky");
+    let conn2 = env.connect().await;
+    let path2 = env.path("sticky");
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(3), Vec::<String>::new())
         .build()
@@ -189,9 +191,9 @@ async fn round_robin_spreads_and_sticky_sticks() {
 
 #[tokio::test]
 async fn bucket_key_routes_by_hash() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "keyed");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("keyed");
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(4), ["id"])
         .build()
@@ -213,13 +215,13 @@ async fn bucket_key_routes_by_hash() {
 
 #[tokio::test]
 async fn batching_splits_large_writes_and_respects_memory() {
-    let server = start_server().await;
-    let mut config = test_config(&server.bootstrap);
+    let env = TestEnv::new();
+    let mut config = env.config();
     config.writer.batch_size = 4 * 1024;
     config.writer.buffer_memory = 64 * 1024;
     config.writer.request_max_size = 16 * 1024;
     let conn = Connection::connect(config).await.unwrap();
-    let path = TablePath::new("db", "big");
+    let path = env.path("big");
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(2), Vec::<String>::new())
         .build()
@@ -242,9 +244,9 @@ async fn batching_splits_large_writes_and_respects_memory() {
 
 #[tokio::test]
 async fn partitioned_log_table_routes_by_value() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "by_day");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("by_day");
     let schema = Schema::builder()
         .column("id", DataType::int().not_null())
         .column("day", DataType::string().not_null())
@@ -277,11 +279,11 @@ async fn partitioned_log_table_routes_by_value() {
         .await
         .unwrap_err();
     assert!(
-        e.message().contains("2024-01-02") && e.message().contains("db.by_day"),
+        e.message().contains("2024-01-02") && e.message().contains(&env.path("by_day").to_string()),
         "{e}"
     );
 
-    let mut config = test_config(&server.bootstrap);
+    let mut config = env.config();
     config.writer.create_missing_partitions = true;
     let conn2 = Connection::connect(config).await.unwrap();
     let t2 = conn2.table(&path).await.unwrap();
@@ -307,21 +309,22 @@ async fn partitioned_log_table_routes_by_value() {
 
 #[tokio::test]
 async fn typed_errors_name_table_and_column() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let path = TablePath::new("db", "typed");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let path = env.path("typed");
     let d = TableDescriptor::builder(log_schema()).build().unwrap();
     let table = create_table(&conn, &path, d).await;
 
     // Unknown table.
-    let e = conn.table(&TablePath::new("db", "nope")).await.unwrap_err();
+    let e = conn.table(&env.path("nope")).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
-    assert!(e.message().contains("db.nope"), "{e}");
+    assert!(e.message().contains(&env.path("nope").to_string()), "{e}");
 
     // Upsert on a log table.
     let e = table.new_upsert_writer(None).unwrap_err();
     assert!(
-        e.message().contains("db.typed") && e.message().contains("no primary key"),
+        e.message().contains(&env.path("typed").to_string())
+            && e.message().contains("no primary key"),
         "{e}"
     );
 
@@ -341,7 +344,7 @@ async fn typed_errors_name_table_and_column() {
     let e = w.append_batch(&bad).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(
-        e.message().contains("'id'") && e.message().contains("db.typed"),
+        e.message().contains("'id'") && e.message().contains(&env.path("typed").to_string()),
         "{e}"
     );
     // Unknown column.
@@ -368,12 +371,12 @@ async fn typed_errors_name_table_and_column() {
 
 #[tokio::test]
 async fn non_idempotent_writer_works_too() {
-    let server = start_server().await;
-    let mut config = test_config(&server.bootstrap);
+    let env = TestEnv::new();
+    let mut config = env.config();
     config.writer.idempotence = false;
     config.writer.acks = 1;
     let conn = Connection::connect(config).await.unwrap();
-    let path = TablePath::new("db", "plain");
+    let path = env.path("plain");
     let table = create_table(
         &conn,
         &path,
@@ -391,7 +394,7 @@ async fn bootstrap_failures_are_clear() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     drop(listener);
-    let mut config = test_config(&format!("127.0.0.1:{port}"));
+    let mut config = riverlet::client::ClientConfig::new(format!("127.0.0.1:{port}"));
     config.retries = 1;
     config.retry_backoff = std::time::Duration::from_millis(10);
     let e = Connection::connect(config).await.unwrap_err();
@@ -401,19 +404,16 @@ async fn bootstrap_failures_are_clear() {
     );
     assert!(e.message().contains(&format!("127.0.0.1:{port}")), "{e}");
 
-    let e = Connection::connect(test_config("no-port"))
+    let e = Connection::connect(riverlet::client::ClientConfig::new("no-port"))
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
 
     // A dead entry before a live one: the list is tried in order.
-    let server = start_server().await;
-    let conn = Connection::connect(test_config(&format!(
-        "127.0.0.1:{port},{}",
-        server.bootstrap
-    )))
-    .await
-    .unwrap();
+    let env = TestEnv::new();
+    let mut config = env.config();
+    config.bootstrap_servers = format!("127.0.0.1:{port},{}", env.bootstrap);
+    let conn = Connection::connect(config).await.unwrap();
     conn.admin().list_databases().await.unwrap();
 }
 
@@ -421,8 +421,8 @@ async fn bootstrap_failures_are_clear() {
 async fn all_data_types_round_trip_append_to_read() {
     use riverlet::metadata::DataField;
     use riverlet::row::{TimestampLtz, TimestampNtz};
-    let server = start_server().await;
-    let conn = connect(&server).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
     let schema = Schema::builder()
         .column("b", DataType::boolean())
         .column("ti", DataType::tinyint())
@@ -457,7 +457,7 @@ async fn all_data_types_round_trip_append_to_read() {
         .build()
         .unwrap();
     let n = schema.columns.len();
-    let path = TablePath::new("db", "types");
+    let path = env.path("types");
     let table = create_table(
         &conn,
         &path,

@@ -1,28 +1,23 @@
-//! The blocking scan wrappers against an embedded server on its own runtime.
+//! The blocking scan wrappers against the test server (embedded, on its own runtime, or external).
 
-mod scan_common;
+mod common;
 
 use std::time::Duration;
 
 use arrow_array::RecordBatchReader;
+use common::{descriptor, ids, rows_batch, TestEnv};
 use riverlet::blocking;
 use riverlet::scan::{StartupMode, TimePoint};
-use scan_common::{ids, path, rows_batch};
 
 #[test]
 fn blocking_scan_count_lookup_subscribe() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = riverlet_server::LocalServer::start(
-        riverlet_server::ServerConfig::new(dir.path()).with_port(0),
-    )
-    .unwrap();
-    let conn = blocking::Connection::connect(scan_common::test_config(&server.bootstrap_servers()))
-        .unwrap();
-    let p = path("blocking");
+    let env = TestEnv::new();
+    let conn = blocking::Connection::connect(env.config()).unwrap();
+    let p = env.path("blocking");
     let admin = conn.admin();
     admin.create_database(&p.database, true).unwrap();
     admin
-        .create_table(&p, &scan_common::descriptor(true, false, 2), false)
+        .create_table(&p, &descriptor(true, false, 2), false)
         .unwrap();
     let table = conn.table(&p).unwrap();
     let w = table.new_upsert_writer(None).unwrap();
@@ -61,5 +56,5 @@ fn blocking_scan_count_lookup_subscribe() {
     }
     assert_eq!(n, 2);
     conn.close().unwrap();
-    drop(server);
+    drop(env);
 }

@@ -1,24 +1,24 @@
-//! Bounded reads, counts, lookups, subscriptions and changelog reads against the embedded
+//! Bounded reads, counts, lookups, subscriptions and changelog reads against the test
 //! server.
 
-mod scan_common;
+mod common;
 
 use std::time::Duration;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
+use common::*;
 use riverlet::metadata::{DataType, Schema, TableDescriptor};
 use riverlet::record::ChangeType;
 use riverlet::row::Datum;
 use riverlet::scan::{Expr, StartupMode};
 use riverlet::ErrorKind;
-use scan_common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn log_table_read_projection_filter_partitions_limit_count() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let p = path("log_reads");
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let p = env.path("log_reads");
     let table = create_table(&conn, &p, descriptor(false, true, 3)).await;
     create_regions(&conn, &p).await;
     let rows: Vec<(i32, String, &str)> = (0..100)
@@ -72,7 +72,7 @@ async fn log_table_read_projection_filter_partitions_limit_count() {
         .map(|_| ())
         .unwrap_err();
     assert!(
-        e.message().contains("'nope'") && e.message().contains("scan_db.log_reads"),
+        e.message().contains("'nope'") && e.message().contains(&env.path("log_reads").to_string()),
         "{e}"
     );
     let e = table
@@ -95,9 +95,9 @@ async fn log_table_read_projection_filter_partitions_limit_count() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_is_bounded_at_planning_while_writes_continue() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("bounded"), descriptor(false, false, 2)).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("bounded"), descriptor(false, false, 2)).await;
     append(&table, &(0..50).map(|i| (i, "x", "eu")).collect::<Vec<_>>()).await;
     let stream = table.scan().execute().await.unwrap();
     let writer = {
@@ -116,9 +116,25 @@ async fn read_is_bounded_at_planning_while_writes_continue() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pk_latest_view_count_and_lookups() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let p = path("pk_view");
+    pk_latest_view_case(TestEnv::new()).await;
+}
+
+/// The same through the Apache Fluss 0.9.x path (no ScanKv: changelog replayed and folded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pk_latest_view_without_scan_kv() {
+    let Some(env) = TestEnv::embedded_only(
+        "makes the embedded server hide ScanKv; against the real server the test above covers \
+         whichever path it offers",
+        |c| c.fluss_0_9_apis = true,
+    ) else {
+        return;
+    };
+    pk_latest_view_case(env).await;
+}
+
+async fn pk_latest_view_case(env: TestEnv) {
+    let conn = env.connect().await;
+    let p = env.path("pk_view");
     let table = create_table(&conn, &p, descriptor(true, true, 3)).await;
     create_regions(&conn, &p).await;
     let r = |i: i32| if i % 2 == 1 { "us" } else { "eu" };
@@ -170,8 +186,8 @@ async fn pk_latest_view_count_and_lookups() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prefix_lookup_by_bucket_key() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
     let schema = Schema::builder()
         .column("user", DataType::int().not_null())
         .column("item", DataType::int().not_null())
@@ -183,7 +199,7 @@ async fn prefix_lookup_by_bucket_key() {
         .distributed_by(Some(3), ["user"])
         .build()
         .unwrap();
-    let table = create_table(&conn, &path("prefix"), d).await;
+    let table = create_table(&conn, &env.path("prefix"), d).await;
     let w = table.new_upsert_writer(None).unwrap();
     let mut rows = Vec::new();
     for u in 0..4 {
@@ -214,9 +230,9 @@ async fn prefix_lookup_by_bucket_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changelog_read_has_meta_columns_first() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("changelog"), descriptor(true, false, 1)).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("changelog"), descriptor(true, false, 1)).await;
     upsert(&table, &[(1, "a", "eu")]).await;
     upsert(&table, &[(1, "b", "eu")]).await;
     delete(&table, &[(1, "b", "eu")]).await;
@@ -272,9 +288,9 @@ async fn changelog_read_has_meta_columns_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriptions_from_each_startup_mode() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("subs"), descriptor(false, false, 2)).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("subs"), descriptor(false, false, 2)).await;
     append(&table, &[(1, "a", "eu"), (2, "b", "eu")]).await;
     let t_mid = boundary().await;
     append(&table, &[(3, "c", "eu")]).await;
@@ -341,9 +357,25 @@ async fn subscriptions_from_each_startup_mode() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pk_full_subscription_snapshots_then_follows_the_log() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("pk_subs"), descriptor(true, false, 2)).await;
+    pk_full_subscription_case(TestEnv::new()).await;
+}
+
+/// The same through the Apache Fluss 0.9.x path (no ScanKv: changelog replayed and folded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pk_full_subscription_without_scan_kv() {
+    let Some(env) = TestEnv::embedded_only(
+        "makes the embedded server hide ScanKv; against the real server the test above covers \
+         whichever path it offers",
+        |c| c.fluss_0_9_apis = true,
+    ) else {
+        return;
+    };
+    pk_full_subscription_case(env).await;
+}
+
+async fn pk_full_subscription_case(env: TestEnv) {
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("pk_subs"), descriptor(true, false, 2)).await;
     upsert(&table, &[(1, "a", "eu"), (2, "b", "eu")]).await;
     upsert(&table, &[(1, "a2", "eu")]).await;
     let mut sub = table.subscribe(StartupMode::Full).await.unwrap();
@@ -367,7 +399,7 @@ async fn pk_full_subscription_snapshots_then_follows_the_log() {
     assert_eq!(more[0].change_types, vec![ChangeType::Insert]);
     let e = table.new_lookuper().map(|_| ());
     assert!(e.is_ok());
-    let log = create_table(&conn, &path("pk_subs_log"), descriptor(false, false, 1)).await;
+    let log = create_table(&conn, &env.path("pk_subs_log"), descriptor(false, false, 1)).await;
     assert_eq!(
         log.new_lookuper().unwrap_err().kind(),
         ErrorKind::InvalidArgument

@@ -1,15 +1,15 @@
-//! Time-range reads of primary-key tables against the embedded server: the window's changelog
+//! Time-range reads of primary-key tables against the test server: the window's changelog
 //! folded per key (last value; deletes exclude; insert-then-delete excluded; delete-then-reinsert
 //! included; keys changed only before the window absent), on 1 and 3 buckets, partitioned or
 //! not; read-optimized mode rejected.
 
-mod scan_common;
+mod common;
 
 use std::collections::BTreeMap;
 
+use common::*;
 use riverlet::scan::{Expr, TimePoint};
 use riverlet::ErrorKind;
-use scan_common::*;
 
 async fn window(
     table: &riverlet::client::Table,
@@ -30,9 +30,9 @@ fn m(pairs: &[(i32, &str)]) -> BTreeMap<i32, String> {
 }
 
 async fn fold_cases(buckets: i32, partitioned: bool) {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let p = path(&format!("pk_{buckets}_{partitioned}"));
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let p = env.path(&format!("pk_{buckets}_{partitioned}"));
     let table = create_table(&conn, &p, descriptor(true, partitioned, buckets)).await;
     if partitioned {
         create_regions(&conn, &p).await;
@@ -153,9 +153,9 @@ async fn fold_partitioned_three_buckets() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_optimized_time_range_on_pk_is_rejected() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("ro"), descriptor(true, false, 1)).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("ro"), descriptor(true, false, 1)).await;
     upsert(&table, &[(1, "a", "eu")]).await;
     let e = table
         .scan()
@@ -167,5 +167,5 @@ async fn read_optimized_time_range_on_pk_is_rejected() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.message().contains("read-optimized"), "{e}");
-    assert!(e.message().contains("scan_db.ro"), "{e}");
+    assert!(e.message().contains(&env.path("ro").to_string()), "{e}");
 }

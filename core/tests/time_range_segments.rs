@@ -2,22 +2,27 @@
 //! (ignored by default; `cargo test --test time_range_segments -- --ignored --nocapture`) that
 //! prints the time of a 1% window and of a full scan of a larger table.
 
-mod scan_common;
+mod common;
 
 use std::time::Instant;
 
+use common::*;
 use riverlet::scan::TimePoint;
-use scan_common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn windows_are_exact_across_segments() {
-    let server = start_server_with(|c| {
-        c.segment_bytes = 2048;
-        c.index_interval_bytes = 256;
-    })
-    .await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("segments"), descriptor(false, false, 2)).await;
+    let Some(env) = TestEnv::embedded_only(
+        "needs 2 KiB log segments and a 256-byte time-index interval, a server setting of the \
+         embedded server",
+        |c| {
+            c.segment_bytes = 2048;
+            c.index_interval_bytes = 256;
+        },
+    ) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("segments"), descriptor(false, false, 2)).await;
     let mut bounds = vec![boundary().await];
     for g in 0..12 {
         let rows: Vec<(i32, String, &str)> = (0..40)
@@ -53,9 +58,9 @@ async fn windows_are_exact_across_segments() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn bench_one_percent_window_vs_full_scan() {
-    let server = start_server().await;
-    let conn = connect(&server).await;
-    let table = create_table(&conn, &path("bench"), descriptor(false, false, 3)).await;
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("bench"), descriptor(false, false, 3)).await;
     let groups = 100;
     let per = 2000;
     let mut bounds = vec![boundary().await];

@@ -42,6 +42,9 @@ pub struct ServerConfig {
     pub kv_snapshot_wal_bytes: u64,
     /// Default bucket count of tables created without one (Fluss `default.bucket.number`, 1).
     pub default_bucket_number: i32,
+    /// Serve only the APIs of Apache Fluss 0.9.x: no ScanKv (1061), which Fluss 1.0 added
+    /// (default false). Lets tests cover the client's 0.9.x read paths.
+    pub fluss_0_9_apis: bool,
 }
 
 impl ServerConfig {
@@ -60,6 +63,7 @@ impl ServerConfig {
             max_frame_size: 100 * 1024 * 1024,
             kv_snapshot_wal_bytes: 64 * 1024 * 1024,
             default_bucket_number: 1,
+            fluss_0_9_apis: false,
         }
     }
 

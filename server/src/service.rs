@@ -185,10 +185,9 @@ impl Server {
         version: i16,
         body: Bytes,
     ) -> Result<Vec<u8>> {
-        let max = SERVED_APIS
-            .iter()
+        let max = served_apis(self.config.fluss_0_9_apis)
             .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
+            .map(|(_, v)| v)
             .ok_or_else(|| {
                 fluss(
                     error_codes::UNSUPPORTED_VERSION,
@@ -226,7 +225,7 @@ impl Server {
                         format!("malformed ApiVersions request: {e}"),
                     )
                 })?;
-                Ok(api_versions().encode_to_vec())
+                Ok(api_versions_of(self.config.fluss_0_9_apis).encode_to_vec())
             }
             ApiKey::CreateDatabase => blocking!(CreateDatabaseRequest, create_database),
             ApiKey::DropDatabase => blocking!(DropDatabaseRequest, drop_database),
@@ -1341,13 +1340,29 @@ impl Server {
 
 /// The ApiVersions response.
 pub fn api_versions() -> ApiVersionsResponse {
+    api_versions_of(false)
+}
+
+/// The served APIs and their highest versions; with `fluss_0_9`, those of Fluss 0.9.1 (no
+/// ScanKv, PutKv up to version 1).
+fn served_apis(fluss_0_9: bool) -> impl Iterator<Item = (ApiKey, i16)> {
+    SERVED_APIS
+        .iter()
+        .filter_map(move |(k, v)| match (fluss_0_9, k) {
+            (true, ApiKey::ScanKv) => None,
+            (true, ApiKey::PutKv) => Some((*k, (*v).min(1))),
+            _ => Some((*k, *v)),
+        })
+}
+
+/// [`api_versions`], restricted to Fluss 0.9's APIs when `fluss_0_9` is set.
+pub fn api_versions_of(fluss_0_9: bool) -> ApiVersionsResponse {
     ApiVersionsResponse {
-        api_versions: SERVED_APIS
-            .iter()
+        api_versions: served_apis(fluss_0_9)
             .map(|(k, v)| PbApiVersion {
-                api_key: *k as i16 as i32,
+                api_key: k as i16 as i32,
                 min_version: 0,
-                max_version: *v as i32,
+                max_version: v as i32,
             })
             .collect(),
         // This node is both coordinator (1) and tablet server (2); clients that validate the
@@ -1402,6 +1417,9 @@ fn check_projection(meta: &TableMeta, fields: &[i32]) -> Result<Vec<usize>> {
 }
 
 /// Re-encodes stored batches keeping only the projected Arrow columns (header fields kept).
+///
+/// Like Fluss's `FileLogProjection`, the header keeps the stored batch's CRC, which no longer
+/// matches the re-encoded payload: clients skip the CRC check of projected fetches.
 fn project(meta: &TableMeta, bytes: &[u8], fields: &[usize]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len());
     for item in LogBatchIter::new(bytes) {
@@ -1417,6 +1435,10 @@ fn project(meta: &TableMeta, bytes: &[u8], fields: &[usize]) -> Result<Vec<u8>> 
         )?;
         log_batch::set_base_offset(&mut nb, b.base_offset())?;
         log_batch::set_commit_timestamp(&mut nb, b.commit_timestamp())?;
+        let crc = log_batch::v0::CRC_OFFSET;
+        if let Some(dst) = nb.get_mut(crc..crc + 4) {
+            dst.copy_from_slice(&b.crc().to_le_bytes());
+        }
         out.extend_from_slice(&nb);
     }
     Ok(out)

@@ -259,7 +259,7 @@ async fn projection_pushdown_returns_only_projected_columns() {
         .await
         .unwrap();
     let projected = std::sync::Arc::new(log_schema().to_arrow().project(&[1]).unwrap());
-    let got = decode_batches(&bytes, &projected);
+    let got = decode_projected_batches(&bytes, &projected);
     assert_eq!(got[0].batch.num_columns(), 1);
     assert_eq!(got[0].batch.num_rows(), 3);
     assert_eq!(got[0].base_offset, 0);

@@ -1,10 +1,11 @@
 //! The few places where the client builds or takes apart metadata values, kept in one file so a
 //! change in `core::metadata` touches only here.
 
+use crate::metadata::error_codes;
 use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{PbKeyValue, PbPartitionSpec, PbTablePath};
 use crate::record::arrow_payload::ArrowCompression;
-use crate::Result;
+use crate::{Error, Result};
 
 /// `db.table` as the wire message.
 pub(crate) fn pb_path(path: &TablePath) -> PbTablePath {
@@ -71,4 +72,67 @@ pub(crate) fn table_info(
 pub(crate) fn arrow_compression(d: &TableDescriptor) -> Result<ArrowCompression> {
     let t = d.arrow_compression()?;
     ArrowCompression::from_property(t.as_str(), Some(d.arrow_compression_zstd_level()?))
+}
+
+/// Apache Fluss 0.9.1 answers some requests about a table that does not exist (GetMetadata
+/// of a dropped or unknown table, and so every write, lookup or read that refreshes its
+/// leaders) with UNKNOWN_SERVER_ERROR (-1) and a Java stack trace whose cause is the real
+/// exception, e.g. `Caused by: org.apache.fluss.exception.TableNotExistException: Table 'db.t'
+/// does not exist.`. This turns such an error into the typed one (code and message of the
+/// cause); other errors pass unchanged.
+pub(crate) fn typed_cause(e: Error) -> Error {
+    const CAUSES: &[(&str, i32)] = &[
+        ("TableNotExistException", error_codes::TABLE_NOT_EXIST),
+        ("DatabaseNotExistException", error_codes::DATABASE_NOT_EXIST),
+        (
+            "PartitionNotExistException",
+            error_codes::PARTITION_NOT_EXISTS,
+        ),
+    ];
+    if e.fluss_code() != Some(error_codes::UNKNOWN_SERVER_ERROR) {
+        return e;
+    }
+    for (class, code) in CAUSES {
+        let marker = format!(".{class}: ");
+        if let Some(at) = e.message().rfind(&marker) {
+            let cause = &e.message()[at + marker.len()..];
+            let cause = cause.lines().next().unwrap_or_default().trim();
+            if !cause.is_empty() {
+                return Error::from_fluss(*code, cause.to_string());
+            }
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    #[test]
+    fn unknown_server_error_with_a_typed_cause_becomes_that_error() {
+        // The shape of Apache Fluss 0.9.1's GetMetadata answer for a dropped table.
+        let java = "org.apache.fluss.exception.FlussRuntimeException: Failed to get tables \
+                    '[db.t]'.\n\tat org.apache.fluss.server.coordinator.MetadataManager.getTables\
+                    (MetadataManager.java:624)\nCaused by: org.apache.fluss.exception.\
+                    TableNotExistException: Table 'db.t' does not exist.\n";
+        let e = typed_cause(Error::from_fluss(error_codes::UNKNOWN_SERVER_ERROR, java));
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert_eq!(e.fluss_code(), Some(error_codes::TABLE_NOT_EXIST));
+        assert_eq!(e.message(), "Table 'db.t' does not exist.");
+
+        let e = typed_cause(Error::from_fluss(
+            error_codes::UNKNOWN_SERVER_ERROR,
+            "x\nCaused by: org.apache.fluss.exception.DatabaseNotExistException: Database d \
+             does not exist.",
+        ));
+        assert_eq!(e.fluss_code(), Some(error_codes::DATABASE_NOT_EXIST));
+
+        // Anything else is left alone.
+        let other = Error::from_fluss(error_codes::UNKNOWN_SERVER_ERROR, "boom");
+        assert_eq!(typed_cause(other).message(), "boom");
+        let typed = Error::from_fluss(error_codes::TABLE_NOT_EXIST, "x.TableNotExistException: y");
+        assert_eq!(typed_cause(typed).message(), "x.TableNotExistException: y");
+    }
 }

@@ -561,7 +561,7 @@ impl Connection {
             req.partitions_id = vec![pid];
         }
         let resp = self
-            .with_retries(|| self.request_any(&req))
+            .with_retries(|| async { self.request_any(&req).await.map_err(compat::typed_cause) })
             .await
             .map_err(|e| name_table(e, &path))?;
         let asked = if partition_id.is_none() {

@@ -1,5 +1,6 @@
 //! Planning and running bounded reads: log fetches bounded at planning-time high watermarks,
-//! time windows, the primary-key fold, and ScanKv for the latest view of primary-key tables.
+//! time windows, the primary-key fold, and the latest view of primary-key tables (ScanKv, or
+//! on Apache Fluss 0.9.x a replay of the changelog folded per key).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,8 +17,8 @@ use crate::client::{OffsetSpec, PartitionInfo, Table};
 use crate::metadata::error_codes;
 use crate::metadata::{DataType, KvFormat, LogFormat};
 use crate::proto::{
-    FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable, PbFetchLogRespForBucket,
-    PbScanReqForBucket, ScanKvRequest,
+    FetchLogRequest, GetLatestKvSnapshotsRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable,
+    PbFetchLogRespForBucket, PbScanReqForBucket, PbTablePath, ScanKvRequest,
 };
 use crate::record::{ChangeType, LogBatchIter, LogRecordBatch, ValueRecordBatch};
 use crate::rpc::ApiKey;
@@ -512,7 +513,12 @@ pub(crate) async fn fetch_once(
         if end.is_some_and(|e| batch.base_offset() >= e) {
             break;
         }
-        batch.ensure_valid()?;
+        // A projected batch keeps the header (and CRC) of the stored one while its payload is
+        // re-encoded, so its CRC cannot match: Fluss's own client skips the check for projected
+        // fetches, and so do we.
+        if !projected {
+            batch.ensure_valid()?;
+        }
         next = batch.next_offset();
         if batch.record_count() == 0 {
             continue;
@@ -662,19 +668,40 @@ async fn fold_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Result<
     let range = plan
         .range
         .ok_or_else(|| Error::internal("fold without a window"))?;
-    let mut fold = ChangelogFold::new(plan.fetch_schema.clone());
+    let batches = fold_log(
+        &plan.table,
+        b,
+        &plan.fetch_columns(),
+        &plan.key_cols,
+        &plan.key_types,
+        Some(range),
+    )
+    .await?;
+    for batch in batches {
+        let out = finish_batch(plan, batch)?;
+        if !emit.emit(out).await {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Reads `[b.start, b.end)` of one bucket's changelog (only the records committed inside
+/// `range`, when given) and folds it per primary key (`key_cols` index the fetched columns):
+/// the last value of every key whose last change is not a delete.
+async fn fold_log(
+    table: &Table,
+    b: &BucketRead,
+    columns: &FetchColumns<'_>,
+    key_cols: &[usize],
+    key_types: &[DataType],
+    range: Option<PinnedRange>,
+) -> Result<Vec<RecordBatch>> {
+    let mut fold = ChangelogFold::new(columns.schema.clone());
     let mut offset = b.start;
     let mut empty = 0u32;
     'fetch: while offset < b.end {
-        let (batches, next, hw) = fetch_once(
-            &plan.table,
-            b,
-            offset,
-            Some(b.end),
-            &plan.fetch_columns(),
-            None,
-        )
-        .await?;
+        let (batches, next, hw) = fetch_once(table, b, offset, Some(b.end), columns, None).await?;
         if batches.is_empty() && next == offset {
             empty += 1;
             if hw.is_some_and(|h| h <= offset) || empty > MAX_EMPTY_FETCHES {
@@ -686,14 +713,15 @@ async fn fold_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Result<
         empty = 0;
         offset = next;
         for fb in batches {
-            if range.is_after(fb.commit_timestamp) {
-                break 'fetch;
+            if let Some(range) = &range {
+                if range.is_after(fb.commit_timestamp) {
+                    break 'fetch;
+                }
+                if !range.contains(fb.commit_timestamp) {
+                    continue;
+                }
             }
-            if !range.contains(fb.commit_timestamp) {
-                continue;
-            }
-            let keys =
-                crate::row::encode_keys_from_batch(&fb.rows, &plan.key_cols, &plan.key_types)?;
+            let keys = crate::row::encode_keys_from_batch(&fb.rows, key_cols, key_types)?;
             let n = fb.rows.num_rows();
             let changes: Vec<KeyChange> = match &fb.change_types {
                 Some(c) => c
@@ -715,13 +743,7 @@ async fn fold_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Result<
             fold.push(&fb.rows, records)?;
         }
     }
-    for batch in fold.finish(OUTPUT_ROWS)? {
-        let out = finish_batch(plan, batch)?;
-        if !emit.emit(out).await {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+    fold.finish(OUTPUT_ROWS)
 }
 
 /// Decodes value rows (schema id + row bytes) into a batch of the table's full schema.
@@ -748,29 +770,120 @@ pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordB
     crate::row::rows_to_record_batch(&info.schema().to_arrow(), &types, &rows)
 }
 
-/// Whether the leader of a bucket offers ScanKv, as an error naming the server when not.
-pub(crate) async fn require_scan_kv(table: &Table, b: &BucketRead) -> Result<()> {
+/// The latest view of one bucket of a primary-key table (rows of the full table schema), and
+/// the log offset it reflects: changes from that offset on are not in it.
+///
+/// Two paths, chosen by what the bucket's leader offers:
+/// - **ScanKv** (API 1061; Apache Fluss 1.0 and riverlet-server): the server scans its KV
+///   state.
+/// - **Changelog replay** (Apache Fluss 0.9.x, which has no ScanKv): what Fluss's own
+///   connectors do for a bucket without a KV snapshot. GetLatestKvSnapshots tells whether the
+///   bucket has a snapshot; the changelog is read from the earliest offset to the high
+///   watermark and folded per key (last `+I`/`+U` wins, `-D` removes). That is exact while the
+///   log still starts at offset 0, snapshot or not (a snapshot does not truncate the log). When
+///   a snapshot exists and the log no longer starts at 0 (retention removed its head), the view
+///   would need the snapshot's RocksDB files, which Riverlet does not download: that case is
+///   an [`Unsupported`](crate::ErrorKind::Unsupported) error.
+pub(crate) async fn latest_view_bucket(
+    table: &Table,
+    b: &BucketRead,
+    limit: Option<i64>,
+) -> Result<(Vec<RecordBatch>, i64)> {
+    let info = &table.info;
     let conn = table
         .conn
-        .leader(table.info.table_id, b.partition_id, b.bucket)
+        .leader(info.table_id, b.partition_id, b.bucket)
         .await?;
-    if conn.api_version(ApiKey::ScanKv).is_none() {
-        return Err(Error::unsupported(format!(
-            "reading the latest view of primary-key table '{}' needs the ScanKv API (1061), which \
-             the tablet server at {} does not offer (Fluss 0.9 and older servers lack it; Fluss \
-             1.0 adds it). Use a time-range read (between) or upgrade the server.",
-            table_name(table),
-            conn.peer()
-        )));
+    if conn.api_version(ApiKey::ScanKv).is_some() {
+        let (batches, offset) = scan_kv_bucket_with_offset(table, b, limit).await?;
+        return Ok((batches, offset.unwrap_or(0)));
     }
-    Ok(())
+    let (start, end) = replay_bounds(table, b, conn.peer()).await?;
+    let full = info.schema().to_arrow();
+    let all: Vec<usize> = (0..full.fields().len()).collect();
+    let key_cols = info.schema().primary_key_indexes();
+    let types = info.schema().data_types();
+    let key_types: Vec<DataType> = key_cols.iter().map(|c| types[*c].clone()).collect();
+    let read = BucketRead {
+        start,
+        end,
+        ..b.clone()
+    };
+    let columns = FetchColumns {
+        cols: &all,
+        projected: false,
+        schema: &full,
+    };
+    let batches = fold_log(table, &read, &columns, &key_cols, &key_types, None).await?;
+    Ok((batches, end))
 }
 
-/// Scans one bucket of a primary-key table through ScanKv.
+/// The offsets `[earliest, high watermark)` to replay for the latest view of a bucket on a
+/// server without ScanKv, or Unsupported when a KV snapshot exists and the log no longer starts
+/// at 0.
+async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i64, i64)> {
+    let info = &table.info;
+    let admin = table.conn.admin();
+    let earliest = admin
+        .list_offsets_by_id(
+            info.table_id,
+            b.partition_id,
+            &[b.bucket],
+            OffsetSpec::Earliest,
+        )
+        .await?
+        .get(&b.bucket)
+        .copied()
+        .unwrap_or(0);
+    let latest = admin
+        .list_offsets_by_id(
+            info.table_id,
+            b.partition_id,
+            &[b.bucket],
+            OffsetSpec::Latest,
+        )
+        .await?
+        .get(&b.bucket)
+        .copied()
+        .unwrap_or(0);
+    if earliest > 0 && earliest < latest {
+        let req = GetLatestKvSnapshotsRequest {
+            table_path: PbTablePath {
+                database_name: info.table_path.database.clone(),
+                table_name: info.table_path.table.clone(),
+            },
+            partition_name: b.partition_name.clone(),
+        };
+        let resp = table.conn.coordinator().await?.request(&req).await?;
+        let snapshot = resp
+            .latest_snapshots
+            .iter()
+            .find(|s| s.bucket_id == b.bucket && s.snapshot_id.is_some());
+        if let Some(s) = snapshot {
+            return Err(Error::unsupported(format!(
+                "reading the latest view of bucket {}{} of primary-key table '{}': the tablet \
+                 server at {server} has no ScanKv API (Apache Fluss 0.9.x), and the bucket's log \
+                 no longer starts at offset 0 (it starts at {earliest}) while a KV snapshot (id \
+                 {}, log offset {}) holds the older state; reading it would need the snapshot's \
+                 RocksDB files, which Riverlet does not download. Use a server with ScanKv \
+                 (Apache Fluss 1.0 or riverlet-server), or a time-range read (between).",
+                b.bucket,
+                b.partition_name
+                    .as_ref()
+                    .map(|p| format!(" of partition '{p}'"))
+                    .unwrap_or_default(),
+                table_name(table),
+                s.snapshot_id.unwrap_or_default(),
+                s.log_offset.unwrap_or_default()
+            )));
+        }
+    }
+    Ok((earliest, latest))
+}
+
+/// Reads the latest view of one bucket of a primary-key table.
 async fn read_kv_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Result<bool> {
-    let table = &plan.table;
-    require_scan_kv(table, b).await?;
-    let batches = scan_kv_bucket(table, b, kv_limit(plan, emit)).await?;
+    let (batches, _) = latest_view_bucket(&plan.table, b, kv_limit(plan, emit)).await?;
     for batch in batches {
         let out = finish_batch(plan, batch)?;
         if !emit.emit(out).await {
@@ -791,15 +904,6 @@ fn kv_limit(plan: &Plan, emit: &Emitter) -> Option<i64> {
 
 /// All rows of one bucket through ScanKv (full table schema), and the log offset the scan's
 /// snapshot corresponds to.
-pub(crate) async fn scan_kv_bucket(
-    table: &Table,
-    b: &BucketRead,
-    limit: Option<i64>,
-) -> Result<Vec<RecordBatch>> {
-    Ok(scan_kv_bucket_with_offset(table, b, limit).await?.0)
-}
-
-/// [`scan_kv_bucket`] returning the snapshot's log offset too.
 pub(crate) async fn scan_kv_bucket_with_offset(
     table: &Table,
     b: &BucketRead,
@@ -890,7 +994,7 @@ pub(crate) async fn scan_kv_bucket_with_offset(
     Ok((out, log_offset))
 }
 
-/// Row count: log tables from their offsets, primary-key tables through ScanKv.
+/// Row count: log tables from their offsets, primary-key tables from their latest view.
 pub(crate) async fn count(table: &Table) -> Result<u64> {
     if table.info.descriptor.has_primary_key() {
         return table.scan().count().await;

@@ -8,8 +8,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use super::reader::{
-    fetch_once, require_scan_kv, scan_kv_bucket_with_offset, select_partitions,
-    with_changelog_columns, BucketRead, FetchColumns, FetchedBatch,
+    fetch_once, latest_view_bucket, select_partitions, with_changelog_columns, BucketRead,
+    FetchColumns, FetchedBatch,
 };
 use super::{resolve_projection, PartitionSelector};
 use crate::client::{OffsetSpec, Table};
@@ -165,9 +165,7 @@ impl Subscription {
                     end: 0,
                 };
                 let offset = if pk_full {
-                    require_scan_kv(&table, &read).await?;
-                    let (batches, log_offset) =
-                        scan_kv_bucket_with_offset(&table, &read, None).await?;
+                    let (batches, log_offset) = latest_view_bucket(&table, &read, None).await?;
                     for b in batches {
                         let rows = project_cols(&b, &out_cols, &schema)?;
                         pending.push_back(ChangeBatch {
@@ -180,7 +178,7 @@ impl Subscription {
                             batch: rows,
                         });
                     }
-                    log_offset.unwrap_or(0)
+                    log_offset
                 } else {
                     offsets.get(bucket).copied().unwrap_or(0)
                 };

@@ -30,12 +30,15 @@ fn binary_like(t: &ArrowType) -> bool {
 
 /// Whether a column of type `from` can be written to a column of type `to` without losing
 /// anything: the same type up to field names, another string or binary encoding, a dictionary
-/// of a compatible type, or a timestamp that differs only in its time-zone label.
+/// of a compatible type, a timestamp that differs only in its time-zone label, or another
+/// integer width (checked value by value when cast: Python, pandas and polars give 64-bit
+/// integers by default, and a value that does not fit is an error, never a wrap).
 pub(crate) fn compatible(from: &ArrowType, to: &ArrowType) -> bool {
     if from == to || from.equals_datatype(to) {
         return true;
     }
     match (from, to) {
+        (a, b) if a.is_integer() && b.is_integer() => true,
         (a, b) if string_like(a) && string_like(b) => true,
         (a, b) if binary_like(a) && binary_like(b) => true,
         (ArrowType::Dictionary(_, v), b) => compatible(v, b),
@@ -57,7 +60,12 @@ pub(crate) fn conform_column(
     let out = if from == to {
         array.clone()
     } else if compatible(from, to) {
-        arrow_cast::cast(array, to).map_err(|e| {
+        // `safe: false` turns a value that does not fit into an error instead of a null.
+        let options = arrow_cast::CastOptions {
+            safe: false,
+            ..Default::default()
+        };
+        arrow_cast::cast_with_options(array, to, &options).map_err(|e| {
             Error::invalid(format!(
                 "column '{name}' of table '{path}' has type {to} but the batch has {from}: {e}"
             ))
@@ -375,6 +383,34 @@ mod tests {
             database: "db".into(),
             table: "t".into(),
         }
+    }
+
+    #[test]
+    fn integer_widths_are_cast_checked_value_by_value() {
+        let target: SchemaRef = Arc::new(Schema::new(vec![Field::new(
+            "amount",
+            ArrowType::Int32,
+            true,
+        )]));
+        let batch_of = |values: Vec<i64>| {
+            RecordBatch::try_new(
+                Arc::new(Schema::new(vec![Field::new(
+                    "amount",
+                    ArrowType::Int64,
+                    true,
+                )])),
+                vec![Arc::new(arrow_array::Int64Array::from(values))],
+            )
+            .unwrap()
+        };
+        let out = conform_batch(&path(), &target, &batch_of(vec![10, -20])).unwrap();
+        assert_eq!(
+            out.column(0).as_primitive::<Int32Type>().values(),
+            &[10, -20]
+        );
+        let e = conform_batch(&path(), &target, &batch_of(vec![1, 3_000_000_000])).unwrap_err();
+        assert!(e.message().contains("column 'amount'"), "{e}");
+        assert!(e.message().contains("3000000000"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,123 @@
+//! The CLI's commands against a `riverlet serve` child process, as a user runs them.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+struct Served {
+    child: Child,
+    bootstrap: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve() -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_riverlet"))
+        .args(["serve", "--data-dir"])
+        .arg(dir.path())
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let bootstrap = line
+        .trim()
+        .strip_prefix("bootstrap: ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    Served {
+        child,
+        bootstrap,
+        _dir: dir,
+    }
+}
+
+fn riverlet(bootstrap: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_riverlet"))
+        .args(args)
+        .env("RIVERLET_BOOTSTRAP", bootstrap)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn create_write_list_and_read() {
+    let s = serve();
+    let b = s.bootstrap.as_str();
+    let (ok, out, err) = riverlet(
+        b,
+        &[
+            "create-table",
+            "shop.orders",
+            "--schema",
+            "order_id BIGINT, item STRING, amount INT, dt STRING",
+            "--partition-by",
+            "dt",
+            "--buckets",
+            "2",
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    let rows = r#"[[1, "a", 10, "2026-01-01"], {"order_id": 2, "item": "b", "amount": 20, "dt": "2026-01-02"}]"#;
+    let (ok, out, err) = riverlet(b, &["write", "shop.orders", rows]);
+    assert!(ok && out.contains("wrote 2 row(s)"), "{out}{err}");
+
+    let (ok, out, _) = riverlet(b, &["tables", "--database", "shop"]);
+    assert!(
+        ok && out.contains("orders  [log, partitioned by (dt); 2 buckets]"),
+        "{out}"
+    );
+
+    let (ok, out, err) = riverlet(
+        b,
+        &[
+            "read",
+            "shop.orders",
+            "--columns",
+            "order_id,amount",
+            "--filter",
+            "amount >= 20",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("| 2        | 20     |"), "{out}");
+    assert!(!out.contains("| 1        |"), "{out}");
+    assert!(err.contains("1 row(s)"), "{err}");
+
+    // The whole history as one window, then a window before the data.
+    let (ok, _, err) = riverlet(b, &["read", "shop.orders", "--between", "0"]);
+    assert!(ok && err.contains("2 row(s)"), "{err}");
+    let (ok, out, err) = riverlet(b, &["read", "shop.orders", "--between", "0", "1000"]);
+    assert!(ok && out.contains("(no rows)"), "{out}{err}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_exit_code() {
+    let s = serve();
+    let b = s.bootstrap.as_str();
+    let (ok, _, err) = riverlet(b, &["read", "shop.missing"]);
+    assert!(!ok && err.contains("shop.missing"), "{err}");
+    let (ok, _, err) = riverlet(b, &["create-table", "shop.t", "--schema", "id BIGINTEGER"]);
+    assert!(!ok && err.contains("unknown type 'BIGINTEGER'"), "{err}");
+    riverlet(b, &["create-table", "shop.t", "--schema", "id BIGINT"]);
+    let (ok, _, err) = riverlet(b, &["read", "shop.t", "--between", "not a time"]);
+    assert!(!ok && err.contains("not a time"), "{err}");
+    let (ok, _, err) = riverlet(b, &["read", "shop.t", "--between", "2000", "1000"]);
+    assert!(!ok && err.contains("[start, end)"), "{err}");
+    let (ok, _, err) = riverlet(b, &["write", "shop.t", "{not json"]);
+    assert!(!ok && err.contains("not valid JSON"), "{err}");
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The interop suite against a REAL Apache Fluss cluster: fetches the server through Maven
+# (fetch.sh), starts one single-node cluster with a plaintext and a SASL/PLAIN listener
+# (start.sh --sasl), runs
+#   1. the Rust integration tests:  cargo test -p riverlet --tests   with RIVERLET_TEST_BOOTSTRAP
+#      (+ RIVERLET_TEST_SASL_BOOTSTRAP/_USERNAME/_PASSWORD) pointing at it;
+#   2. the pyfluss suite:           python -m pytest tests/interop   with RIVERLET_BOOTSTRAP;
+# stops the cluster (always, through a trap), prints a summary (pass counts, the tests that are
+# not applicable to the real server and why) and exits non-zero if anything failed.
+#
+# If the Maven download is impossible (no network, no Maven, no JDK) it fails loudly: it never
+# skips. Usage: tests/fluss-cluster/run-interop.sh   (from anywhere; no arguments)
+#
+# Environment:
+#   FLUSS_VERSION             fluss-server version (default: pinned in pom.xml, 0.9.1-incubating)
+#   FLUSS_INTEROP_DIR         cluster WORKDIR (default: a fresh mktemp dir, removed at the end)
+#   FLUSS_INTEROP_KEEP=1      keep WORKDIR (logs) after the run
+#   RIVERLET_INTEROP_PY       python for the pyfluss venv (default: python3.11, else python3)
+#   RIVERLET_INTEROP_TIMEOUT  seconds allowed for each suite (default 900, including the build)
+#   CARGO_TARGET_DIR          as usual
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+cd "$ROOT"
+TIMEOUT="${RIVERLET_INTEROP_TIMEOUT:-900}"
+say() { echo "run-interop: $*" >&2; }
+die() {
+  echo "run-interop: ERROR: $*" >&2
+  exit 1
+}
+
+t_start=$SECONDS
+
+# --- 1. the server jars, through Maven ---------------------------------------------------------
+say "fetching Apache Fluss ${FLUSS_VERSION:-(pinned version)} through Maven"
+if ! classpath="$(bash "$HERE/fetch.sh")" || [ -z "$classpath" ]; then
+  die "could not fetch the Apache Fluss server through Maven (see fetch.sh's messages above); \
+the interop suite cannot run without it and is NOT skipped"
+fi
+export FLUSS_CLASSPATH="$classpath"
+
+# --- 2. the cluster (stopped by the trap whatever happens) ------------------------------------
+if [ -n "${FLUSS_INTEROP_DIR:-}" ]; then
+  WORKDIR="$FLUSS_INTEROP_DIR"
+  mkdir -p "$WORKDIR"
+else
+  WORKDIR="$(mktemp -d "${TMPDIR:-/tmp}/riverlet-interop.XXXXXX")"
+fi
+failed=()
+cleanup() {
+  local keep=()
+  # WORKDIR (configs, logs, test logs) is kept when asked or when something failed.
+  if [ "${FLUSS_INTEROP_KEEP:-0}" != 1 ] && [ "${#failed[@]}" -eq 0 ]; then keep=(--clean); fi
+  say "stopping the cluster in $WORKDIR"
+  bash "$HERE/stop.sh" "${keep[@]}" "$WORKDIR" >&2 || say "WARNING: stop.sh failed"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say "starting the cluster in $WORKDIR"
+if ! bash "$HERE/start.sh" --sasl "$WORKDIR" >/dev/null; then
+  failed+=("cluster start")
+  die "the Apache Fluss cluster did not start (logs in $WORKDIR/logs)"
+fi
+# shellcheck disable=SC1091
+. "$WORKDIR/bootstrap.env"
+say "Apache Fluss $FLUSS_VERSION up: plaintext $FLUSS_BOOTSTRAP, SASL $FLUSS_SASL_BOOTSTRAP"
+
+summary=()
+
+# --- 3. the Rust integration tests ------------------------------------------------------------
+rust_log="$WORKDIR/rust-tests.log"
+na_log="$WORKDIR/not-applicable.txt"
+: >"$na_log"
+say "running cargo test -p riverlet --tests against $FLUSS_BOOTSTRAP"
+t0=$SECONDS
+RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" \
+  RIVERLET_TEST_SASL_BOOTSTRAP="$FLUSS_SASL_BOOTSTRAP" \
+  RIVERLET_TEST_SASL_USERNAME="$FLUSS_SASL_USERNAME" \
+  RIVERLET_TEST_SASL_PASSWORD="$FLUSS_SASL_PASSWORD" \
+  RIVERLET_TEST_NOT_APPLICABLE_LOG="$na_log" \
+  timeout "$TIMEOUT" cargo test -p riverlet --tests --no-fail-fast 2>&1 | tee "$rust_log"
+rust_rc=${PIPESTATUS[0]}
+read -r r_pass r_fail r_ign < <(awk '/^test result:/ {
+    for (i = 1; i <= NF; i++) {
+      if ($(i + 1) ~ /^passed/) p += $i
+      if ($(i + 1) ~ /^failed/) f += $i
+      if ($(i + 1) ~ /^ignored/) g += $i
+    }
+  } END { print p + 0, f + 0, g + 0 }' "$rust_log")
+n_na=$(sort -u "$na_log" | grep -c . || true)
+summary+=("rust integration tests (cargo test -p riverlet --tests) vs Apache Fluss $FLUSS_VERSION: \
+$r_pass passed ($n_na of them not applicable, see below), $r_fail failed, $r_ign ignored, \
+exit $rust_rc, $((SECONDS - t0)) s")
+[ "$rust_rc" -eq 0 ] || failed+=("rust integration tests")
+
+# --- 4. the pyfluss suite -----------------------------------------------------------------------
+VENV="$ROOT/.venv-interop"
+PY="$VENV/bin/python"
+t0=$SECONDS
+py_rc=0
+if [ ! -x "$PY" ]; then
+  base_py="${RIVERLET_INTEROP_PY:-}"
+  if [ -z "$base_py" ]; then
+    if command -v python3.11 >/dev/null 2>&1; then base_py=python3.11; else base_py=python3; fi
+  fi
+  say "creating $VENV with $base_py"
+  "$base_py" -m venv "$VENV" || py_rc=1
+fi
+if [ "$py_rc" -eq 0 ]; then
+  "$PY" -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt || py_rc=1
+fi
+py_log="$WORKDIR/pyfluss-tests.log"
+if [ "$py_rc" -eq 0 ]; then
+  say "running the pyfluss suite against $FLUSS_BOOTSTRAP"
+  RIVERLET_BOOTSTRAP="$FLUSS_BOOTSTRAP" timeout "$TIMEOUT" "$PY" -m pytest -q tests/interop 2>&1 |
+    tee "$py_log"
+  py_rc=${PIPESTATUS[0]}
+  summary+=("pyfluss suite (tests/interop) vs Apache Fluss $FLUSS_VERSION: \
+$(grep -E '(passed|failed|error)' "$py_log" | tail -n1 | sed 's/=//g; s/^ *//'), exit $py_rc, $((SECONDS - t0)) s")
+else
+  summary+=("pyfluss suite: could not set up $VENV (pip install -r tests/requirements-interop.txt failed)")
+fi
+[ "$py_rc" -eq 0 ] || failed+=("pyfluss suite")
+
+# --- 5. summary ---------------------------------------------------------------------------------
+echo
+echo "=== interop summary (Apache Fluss $FLUSS_VERSION, single node, plaintext + SASL/PLAIN)"
+for s in "${summary[@]}"; do echo "  $s"; done
+if [ "$n_na" -gt 0 ]; then
+  echo "  not applicable to the real server (they return early there; they run on the embedded one):"
+  sort -u "$na_log" | sed 's/^NOT APPLICABLE to the server at [^:]*:[0-9]*: /    /'
+fi
+echo "  total $((SECONDS - t_start)) s"
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, rust-tests.log, pyfluss-tests.log)"
+  exit 1
+fi
+echo "interop: all passed"
