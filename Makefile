@@ -1,8 +1,8 @@
-# The two commands of the README: `make demo` and `make test`.
+# The commands of the README: `make demo`, `make test` and `make bench`.
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-rust lint
+.PHONY: demo test test-rust lint bench
 
 demo:
 	$(CARGO) run -q -p riverlet-cli -- demo
@@ -16,3 +16,9 @@ test-rust:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+# Benchmarks (benches/run.py; writes benches/RESULTS.md). BENCH_ARGS="--rows 1000000" for a short run.
+BENCH_PYTHON ?= .venv/bin/python
+bench:
+	@test -x $(BENCH_PYTHON) || { python3.11 -m venv .venv && .venv/bin/pip install -q -r tests/requirements-interop.txt "maturin>=1.16,<2"; }
+	$(BENCH_PYTHON) benches/run.py $(BENCH_ARGS)
