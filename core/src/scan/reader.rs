@@ -435,7 +435,31 @@ pub(crate) async fn fetch_once(
     max_wait_ms: Option<i32>,
     window: Option<&PinnedRange>,
 ) -> Result<(Vec<FetchedBatch>, i64, Option<i64>)> {
-    let (fetch_cols, projected, fetch_schema) = (columns.cols, columns.projected, columns.schema);
+    let (records, hw) = fetch_records(
+        table,
+        b,
+        offset,
+        columns.cols,
+        columns.projected,
+        max_wait_ms,
+        window.is_some(),
+    )
+    .await?;
+    let (out, next) = decode_records(table, &records, offset, end, columns, window)?;
+    Ok((out, next, hw))
+}
+
+/// Sends one FetchLog for one bucket from `offset` and returns the bucket's records bytes and
+/// its high watermark (bucket errors become errors with their Fluss code).
+async fn fetch_records(
+    table: &Table,
+    b: &BucketRead,
+    offset: i64,
+    fetch_cols: &[usize],
+    projected: bool,
+    max_wait_ms: Option<i32>,
+    windowed: bool,
+) -> Result<(bytes::Bytes, Option<i64>)> {
     let info = &table.info;
     let req = FetchLogRequest {
         follower_server_id: -1,
@@ -452,7 +476,7 @@ pub(crate) async fn fetch_once(
                 partition_id: b.partition_id,
                 bucket_id: b.bucket,
                 fetch_offset: offset,
-                max_fetch_bytes: if window.is_some() {
+                max_fetch_bytes: if windowed {
                     WINDOW_FETCH_BUCKET_BYTES
                 } else {
                     FETCH_BUCKET_BYTES
@@ -510,26 +534,101 @@ pub(crate) async fn fetch_once(
             table_name(table)
         )));
     }
-    let schema_id = info.schema_id;
+    Ok((records, hw))
+}
+
+/// What a read does with one log batch of a response, judged from its header alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BatchStep {
+    /// It ends at or before the fetch offset: skip it, the next offset does not move.
+    Before,
+    /// It starts at or past the end bound: stop reading this response.
+    PastEnd,
+    /// It was committed at or after the window's end: the bucket's read in the window is over
+    /// (commit time never decreases within a bucket).
+    AfterWindow,
+    /// It was committed before the window's start: skip it undecoded, the next offset passes it.
+    BeforeWindow,
+    /// Its rows are wanted: check and decode it.
+    Decode,
+}
+
+/// The one rule deciding what happens to a batch, shared by the header pass that picks the
+/// next fetch offset ([`next_fetch_offset`]) and by the decoding pass ([`decode_records`]).
+/// A time-range read judges a batch by the commit timestamp in its header, before paying for its
+/// CRC and Arrow decoding.
+fn judge_batch(
+    batch: &LogRecordBatch<'_>,
+    offset: i64,
+    end: Option<i64>,
+    window: Option<&PinnedRange>,
+) -> BatchStep {
+    if batch.next_offset() <= offset {
+        return BatchStep::Before;
+    }
+    if end.is_some_and(|e| batch.base_offset() >= e) {
+        return BatchStep::PastEnd;
+    }
+    if let Some(w) = window {
+        let ts = batch.commit_timestamp();
+        if w.is_after(ts) {
+            return BatchStep::AfterWindow;
+        }
+        if !w.contains(ts) {
+            return BatchStep::BeforeWindow;
+        }
+    }
+    BatchStep::Decode
+}
+
+/// The offset the read after this response starts from, computed from the batch headers alone
+/// (no CRC check, no Arrow decoding), so the next fetch can be sent before this one is decoded.
+/// `None` when no further fetch should be sent yet: the response ends the read (window end, end
+/// bound reached), makes no progress (the empty-fetch rule decides), or does not parse (the
+/// decoding pass reports it).
+fn next_fetch_offset(
+    records: &[u8],
+    offset: i64,
+    end: Option<i64>,
+    window: Option<&PinnedRange>,
+) -> Option<i64> {
+    let mut next = offset;
+    for batch in LogBatchIter::new(records) {
+        let batch = batch.ok()?;
+        match judge_batch(&batch, offset, end, window) {
+            BatchStep::Before => {}
+            BatchStep::PastEnd => break,
+            BatchStep::AfterWindow => return None,
+            BatchStep::BeforeWindow | BatchStep::Decode => next = batch.next_offset(),
+        }
+    }
+    (next > offset && end.is_none_or(|e| next < e)).then_some(next)
+}
+
+/// Decodes the log batches of one response fetched at `offset`, keeping rows below `end`
+/// (and, for a time-range read, the batches committed inside `window`). Returns the batches and
+/// the next offset to fetch. A batch at or after the window's end is handed on without rows so
+/// the caller sees where the window ended.
+fn decode_records(
+    table: &Table,
+    records: &[u8],
+    offset: i64,
+    end: Option<i64>,
+    columns: &FetchColumns<'_>,
+    window: Option<&PinnedRange>,
+) -> Result<(Vec<FetchedBatch>, i64)> {
+    let (projected, fetch_schema) = (columns.projected, columns.schema);
+    let schema_id = table.info.schema_id;
     let mut out = Vec::new();
     let mut next = offset;
-    for batch in LogBatchIter::new(&records) {
+    for batch in LogBatchIter::new(records) {
         let batch: LogRecordBatch<'_> = batch?;
-        if batch.next_offset() <= offset {
-            continue;
-        }
-        if end.is_some_and(|e| batch.base_offset() >= e) {
-            break;
-        }
-        // A time-range read judges a batch by the commit timestamp in its header, before paying
-        // for its CRC and Arrow decoding: batches before the window are skipped, and the first
-        // one at or after its end stops the fetch. That batch is handed on without rows so the
-        // caller sees where the window ended (commit time never decreases within a bucket).
-        if let Some(w) = window {
-            let ts = batch.commit_timestamp();
-            if w.is_after(ts) {
+        match judge_batch(&batch, offset, end, window) {
+            BatchStep::Before => continue,
+            BatchStep::PastEnd => break,
+            BatchStep::AfterWindow => {
                 out.push(FetchedBatch {
-                    commit_timestamp: ts,
+                    commit_timestamp: batch.commit_timestamp(),
                     first_offset: batch.base_offset(),
                     change_types: None,
                     rows: RecordBatch::new_empty(fetch_schema.clone()),
@@ -537,10 +636,11 @@ pub(crate) async fn fetch_once(
                 next = batch.base_offset().max(offset);
                 break;
             }
-            if !w.contains(ts) {
+            BatchStep::BeforeWindow => {
                 next = batch.next_offset();
                 continue;
             }
+            BatchStep::Decode => {}
         }
         // A projected batch keeps the header (and CRC) of the stored one while its payload is
         // re-encoded, so its CRC cannot match: Fluss's own client skips the check for projected
@@ -580,35 +680,127 @@ pub(crate) async fn fetch_once(
             rows,
         });
     }
-    Ok((out, next, hw))
+    Ok((out, next))
+}
+
+/// Everything a bucket's fetches need, owned so a prefetch can run as its own task.
+struct BucketFetch {
+    table: Table,
+    read: BucketRead,
+    cols: Vec<usize>,
+    projected: bool,
+    schema: SchemaRef,
+    window: Option<PinnedRange>,
+}
+
+/// A FetchLog in flight on the runtime, for `offset`; aborted when dropped unused.
+struct Prefetch {
+    offset: i64,
+    handle: tokio::task::JoinHandle<Result<(bytes::Bytes, Option<i64>)>>,
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.handle.abort();
+    }
+}
+
+/// Reads `[read.start, read.end)` of one bucket response by response, with the next FetchLog
+/// already in flight while the caller decodes and uses the current one.
+struct BucketPipeline {
+    fetch: Arc<BucketFetch>,
+    offset: i64,
+    empty: u32,
+    pending: Option<Prefetch>,
+}
+
+impl BucketPipeline {
+    fn new(fetch: BucketFetch) -> Self {
+        BucketPipeline {
+            offset: fetch.read.start,
+            fetch: Arc::new(fetch),
+            empty: 0,
+            pending: None,
+        }
+    }
+
+    async fn fetch_at(f: &BucketFetch, offset: i64) -> Result<(bytes::Bytes, Option<i64>)> {
+        fetch_records(
+            &f.table,
+            &f.read,
+            offset,
+            &f.cols,
+            f.projected,
+            None,
+            f.window.is_some(),
+        )
+        .await
+    }
+
+    /// The next decoded batches of the bucket, or `None` when it is read up to its end (or the
+    /// log lost what it had below the planned end: truncation or retention).
+    async fn next_batches(&mut self) -> Result<Option<Vec<FetchedBatch>>> {
+        let f = self.fetch.clone();
+        let end = f.read.end;
+        while self.offset < end {
+            let offset = self.offset;
+            let (records, hw) = match self.pending.take() {
+                Some(mut p) if p.offset == offset => (&mut p.handle)
+                    .await
+                    .map_err(|e| Error::internal(format!("log prefetch task failed: {e}")))??,
+                _ => Self::fetch_at(&f, offset).await?,
+            };
+            if let Some(next) = next_fetch_offset(&records, offset, Some(end), f.window.as_ref()) {
+                let task = f.clone();
+                self.pending = Some(Prefetch {
+                    offset: next,
+                    handle: tokio::spawn(async move { Self::fetch_at(&task, next).await }),
+                });
+                // Let the prefetch send its request before this task decodes (a task spawned
+                // from a worker waits in that worker's local slot until the worker is free).
+                tokio::task::yield_now().await;
+            }
+            let columns = FetchColumns {
+                cols: &f.cols,
+                projected: f.projected,
+                schema: &f.schema,
+            };
+            let (batches, next) = decode_records(
+                &f.table,
+                &records,
+                offset,
+                Some(end),
+                &columns,
+                f.window.as_ref(),
+            )?;
+            if batches.is_empty() && next == offset {
+                self.empty += 1;
+                if hw.is_some_and(|h| h <= offset) || self.empty > MAX_EMPTY_FETCHES {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
+            self.empty = 0;
+            self.offset = next;
+            return Ok(Some(batches));
+        }
+        self.pending = None;
+        Ok(None)
+    }
 }
 
 /// Reads one bucket's log; returns false when the whole read should stop.
-async fn read_log_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter) -> Result<bool> {
-    let mut offset = b.start;
-    let mut empty = 0u32;
-    while offset < b.end {
-        let (batches, next, hw) = fetch_once(
-            &plan.table,
-            b,
-            offset,
-            Some(b.end),
-            &plan.fetch_columns(),
-            None,
-            plan.range.as_ref(),
-        )
-        .await?;
-        if batches.is_empty() && next == offset {
-            empty += 1;
-            if hw.is_some_and(|h| h <= offset) || empty > MAX_EMPTY_FETCHES {
-                // The log lost what it had below the planned end (truncation or retention).
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            continue;
-        }
-        empty = 0;
-        offset = next;
+async fn read_log_bucket(plan: &Arc<Plan>, b: &BucketRead, emit: &mut Emitter) -> Result<bool> {
+    let mut pipe = BucketPipeline::new(BucketFetch {
+        table: plan.table.clone(),
+        read: b.clone(),
+        cols: plan.fetch_cols.clone(),
+        projected: plan.projected,
+        schema: plan.fetch_schema.clone(),
+        window: plan.range,
+    });
+    while let Some(batches) = pipe.next_batches().await? {
         for fb in batches {
             if let Some(r) = &plan.range {
                 if r.is_after(fb.commit_timestamp) {
@@ -728,21 +920,15 @@ async fn fold_log(
     range: Option<PinnedRange>,
 ) -> Result<Vec<RecordBatch>> {
     let mut fold = ChangelogFold::new(columns.schema.clone());
-    let mut offset = b.start;
-    let mut empty = 0u32;
-    'fetch: while offset < b.end {
-        let (batches, next, hw) =
-            fetch_once(table, b, offset, Some(b.end), columns, None, range.as_ref()).await?;
-        if batches.is_empty() && next == offset {
-            empty += 1;
-            if hw.is_some_and(|h| h <= offset) || empty > MAX_EMPTY_FETCHES {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            continue;
-        }
-        empty = 0;
-        offset = next;
+    let mut pipe = BucketPipeline::new(BucketFetch {
+        table: table.clone(),
+        read: b.clone(),
+        cols: columns.cols.to_vec(),
+        projected: columns.projected,
+        schema: columns.schema.clone(),
+        window: range,
+    });
+    'fetch: while let Some(batches) = pipe.next_batches().await? {
         for fb in batches {
             if let Some(range) = &range {
                 if range.is_after(fb.commit_timestamp) {
@@ -1042,4 +1228,61 @@ pub(crate) async fn count(table: &Table) -> Result<u64> {
         }
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::log_batch::{build_arrow_log_batch, set_base_offset, set_commit_timestamp};
+    use crate::record::ArrowCompression;
+    use arrow_array::Int32Array;
+
+    /// Three batches of 10 rows at offsets 0, 10, 20, committed at 100, 200, 300.
+    fn log() -> Vec<u8> {
+        let schema = Arc::new(ArrowSchema::new(vec![Field::new(
+            "a",
+            arrow_schema::DataType::Int32,
+            true,
+        )]));
+        let rows =
+            RecordBatch::try_new(schema, vec![Arc::new(Int32Array::from_iter_values(0..10))])
+                .unwrap();
+        let mut out = Vec::new();
+        for i in 0..3i64 {
+            let mut b =
+                build_arrow_log_batch(1, &rows, ArrowCompression::None, None, -1, -1).unwrap();
+            set_base_offset(&mut b, i * 10).unwrap();
+            set_commit_timestamp(&mut b, (i + 1) * 100).unwrap();
+            out.extend_from_slice(&b);
+        }
+        out
+    }
+
+    #[test]
+    fn next_fetch_offset_follows_the_batch_rule() {
+        let log = log();
+        // Whole response inside the bounds: the next fetch starts after it.
+        assert_eq!(next_fetch_offset(&log, 0, Some(100), None), Some(30));
+        // From inside the second batch: the first one is skipped, the rest counted.
+        assert_eq!(next_fetch_offset(&log, 15, Some(100), None), Some(30));
+        // The end bound is reached inside the response: no further fetch.
+        assert_eq!(next_fetch_offset(&log, 0, Some(25), None), None);
+        assert_eq!(next_fetch_offset(&log, 0, Some(30), None), None);
+        // Nothing new (already past the response): the empty-fetch rule decides.
+        assert_eq!(next_fetch_offset(&log, 30, Some(100), None), None);
+        assert_eq!(next_fetch_offset(&[], 0, Some(100), None), None);
+        // Batches before the window are passed over; one after its end stops the read.
+        let w = PinnedRange {
+            start_ms: 250,
+            end_ms: 1000,
+        };
+        assert_eq!(next_fetch_offset(&log, 0, Some(100), Some(&w)), Some(30));
+        let w = PinnedRange {
+            start_ms: 0,
+            end_ms: 250,
+        };
+        assert_eq!(next_fetch_offset(&log, 0, Some(100), Some(&w)), None);
+        // Garbage: no prefetch (the decoding pass reports the error).
+        assert_eq!(next_fetch_offset(&[0xff; 80], 0, Some(100), None), None);
+    }
 }
