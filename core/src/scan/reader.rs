@@ -359,14 +359,31 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
     let limit = plan.limit;
     BatchStream::spawn(schema, limit, move |mut emit| async move {
         let plan = Arc::new(plan);
+        if matches!(plan.mode, Mode::Log | Mode::Changelog) {
+            // Buckets are emitted one after the other (so `limit` stays exact), but the first
+            // fetch of the next bucket is sent while the last response of the current one is
+            // decoded.
+            let mut buckets = plan.buckets.iter();
+            let mut current = buckets.next().map(|b| log_pipeline(&plan, b));
+            while let Some(mut pipe) = current.take() {
+                if emit.is_done() {
+                    break;
+                }
+                let mut next = buckets.next().map(|b| log_pipeline(&plan, b));
+                if !read_log_bucket(&plan, &mut pipe, next.as_mut(), &mut emit).await? {
+                    break;
+                }
+                current = next;
+            }
+            return Ok(());
+        }
         for b in plan.buckets.clone() {
             if emit.is_done() {
                 break;
             }
             let more = match plan.mode {
                 Mode::Kv => read_kv_bucket(&plan, &b, &mut emit).await?,
-                Mode::PkFold => fold_bucket(&plan, &b, &mut emit).await?,
-                Mode::Log | Mode::Changelog => read_log_bucket(&plan, &b, &mut emit).await?,
+                _ => fold_bucket(&plan, &b, &mut emit).await?,
             };
             if !more {
                 break;
@@ -737,6 +754,26 @@ impl BucketPipeline {
         .await
     }
 
+    /// Sends the fetch at the current offset now, unless one is already in flight or the bucket
+    /// is read.
+    async fn prime(&mut self) {
+        if self.pending.is_none() && self.offset < self.fetch.read.end {
+            self.spawn(self.offset).await;
+        }
+    }
+
+    /// Spawns the fetch at `offset` and lets it send its request before this task goes on
+    /// decoding (a task spawned from a worker waits in that worker's local slot until the
+    /// worker is free).
+    async fn spawn(&mut self, offset: i64) {
+        let task = self.fetch.clone();
+        self.pending = Some(Prefetch {
+            offset,
+            handle: tokio::spawn(async move { Self::fetch_at(&task, offset).await }),
+        });
+        tokio::task::yield_now().await;
+    }
+
     /// The next decoded batches of the bucket, or `None` when it is read up to its end (or the
     /// log lost what it had below the planned end: truncation or retention).
     async fn next_batches(&mut self) -> Result<Option<Vec<FetchedBatch>>> {
@@ -751,14 +788,7 @@ impl BucketPipeline {
                 _ => Self::fetch_at(&f, offset).await?,
             };
             if let Some(next) = next_fetch_offset(&records, offset, Some(end), f.window.as_ref()) {
-                let task = f.clone();
-                self.pending = Some(Prefetch {
-                    offset: next,
-                    handle: tokio::spawn(async move { Self::fetch_at(&task, next).await }),
-                });
-                // Let the prefetch send its request before this task decodes (a task spawned
-                // from a worker waits in that worker's local slot until the worker is free).
-                tokio::task::yield_now().await;
+                self.spawn(next).await;
             }
             let columns = FetchColumns {
                 cols: &f.cols,
@@ -790,17 +820,32 @@ impl BucketPipeline {
     }
 }
 
-/// Reads one bucket's log; returns false when the whole read should stop.
-async fn read_log_bucket(plan: &Arc<Plan>, b: &BucketRead, emit: &mut Emitter) -> Result<bool> {
-    let mut pipe = BucketPipeline::new(BucketFetch {
+/// The fetch pipeline of one planned log bucket.
+fn log_pipeline(plan: &Plan, b: &BucketRead) -> BucketPipeline {
+    BucketPipeline::new(BucketFetch {
         table: plan.table.clone(),
         read: b.clone(),
         cols: plan.fetch_cols.clone(),
         projected: plan.projected,
         schema: plan.fetch_schema.clone(),
         window: plan.range,
-    });
+    })
+}
+
+/// Reads one bucket's log; returns false when the whole read should stop. Once the bucket's
+/// last fetch is answered, the first fetch of `next` (the bucket read after it) is sent.
+async fn read_log_bucket(
+    plan: &Plan,
+    pipe: &mut BucketPipeline,
+    mut next: Option<&mut BucketPipeline>,
+    emit: &mut Emitter,
+) -> Result<bool> {
     while let Some(batches) = pipe.next_batches().await? {
+        if pipe.pending.is_none() {
+            if let Some(n) = next.take() {
+                n.prime().await;
+            }
+        }
         for fb in batches {
             if let Some(r) = &plan.range {
                 if r.is_after(fb.commit_timestamp) {
