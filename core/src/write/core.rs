@@ -187,6 +187,9 @@ impl WriterHandle {
     }
 }
 
+/// How long a write keeps retrying PARTITION_NOT_EXISTS for a partition the metadata named.
+const NEW_PARTITION_GRACE: Duration = Duration::from_secs(10);
+
 fn closed_error() -> Error {
     Error::new(ErrorKind::Closed, "the writer is closed")
 }
@@ -584,9 +587,17 @@ impl WriterTask {
                         | Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION)
                 ) && self.writer_id != NO_WRITER_ID;
                 let elapsed = batch.first_sent.map_or(Duration::ZERO, |t| t.elapsed());
+                // A partition the coordinator already reported can still be unknown to its
+                // tablet server for a moment (Fluss creates the replicas asynchronously), so
+                // PARTITION_NOT_EXISTS is retried briefly; a partition that was really dropped
+                // still fails within seconds.
+                let fresh_partition = code == Some(error_codes::PARTITION_NOT_EXISTS)
+                    && o.key.0.is_some()
+                    && elapsed < NEW_PARTITION_GRACE;
                 let retriable = (e.is_retriable()
                     || matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout)
-                    || code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION))
+                    || code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
+                    || fresh_partition)
                     && batch.attempts < self.config.retries
                     && elapsed < self.config.delivery_timeout
                     && !self.conn.is_closed();
