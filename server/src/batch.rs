@@ -45,11 +45,7 @@ fn info(b: &LogRecordBatch<'_>) -> BatchInfo {
 /// The total size of the batch starting at `prefix[0]`, when the prefix holds enough header
 /// bytes to tell.
 pub fn batch_size(prefix: &[u8]) -> Option<usize> {
-    let len = prefix.get(log_batch::LENGTH_OFFSET..log_batch::LENGTH_OFFSET + 4)?;
-    let len = i32::from_le_bytes(len.try_into().ok()?);
-    usize::try_from(len)
-        .ok()?
-        .checked_add(log_batch::LOG_OVERHEAD)
+    log_batch::batch_size_from_prefix(prefix)
 }
 
 /// Walks the complete batches at the start of `buf`, validating each CRC when `verify` is set.

@@ -864,6 +864,14 @@ pub fn build_arrow_log_batch(
     Ok(out)
 }
 
+/// The total size in bytes of the log batch that starts at `prefix[0]`, read from its length
+/// field, when `prefix` holds enough header bytes to tell (the batch itself may be incomplete).
+pub fn batch_size_from_prefix(prefix: &[u8]) -> Option<usize> {
+    let len = prefix.get(LENGTH_OFFSET..LENGTH_OFFSET + 4)?;
+    let len = i32::from_le_bytes(len.try_into().ok()?);
+    usize::try_from(len).ok()?.checked_add(LOG_OVERHEAD)
+}
+
 /// Overwrites BaseOffset in place (before the CRC range, so the CRC stays valid).
 pub fn set_base_offset(batch: &mut [u8], base_offset: i64) -> Result<()> {
     put_header_field(batch, BASE_OFFSET_OFFSET, &base_offset.to_le_bytes())
