@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -340,20 +339,7 @@ async fn restart_after_clean_shutdown_keeps_everything() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_after_sigkill_of_the_binary() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_riverlet-server"))
-        .args(["--data-dir", dir.path().to_str().unwrap(), "--port", "0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let bootstrap = line
-        .trim()
-        .strip_prefix("bootstrap: ")
-        .expect(&line)
-        .to_string();
+    let (mut child, bootstrap) = spawn_server_binary(dir.path());
     let conn = connect(&bootstrap).await;
     let tid = create_table(&conn, "k", log_schema(), 1, &[]).await;
     for i in 0..20 {

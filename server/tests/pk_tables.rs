@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-
 use common::*;
 use riverlet::metadata::{error_codes, DataType, Schema};
 use riverlet::proto::*;
@@ -482,16 +480,7 @@ async fn pk_state_survives_clean_restart_and_sigkill() {
         srv.shutdown().unwrap();
     }
     // now through the binary, killed with SIGKILL after more writes
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_riverlet-server"))
-        .args(["--data-dir", dir.path().to_str().unwrap(), "--port", "0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let boot = line.trim().strip_prefix("bootstrap: ").unwrap().to_string();
+    let (mut child, boot) = spawn_server_binary(dir.path());
     let conn = connect(&boot).await;
     assert_eq!(
         lookup(&conn, tid, &sc, 2).await,

@@ -299,3 +299,24 @@ pub fn ids_of(f: &[Fetched]) -> Vec<i32> {
 pub fn start(cfg: ServerConfig) -> LocalServer {
     LocalServer::start(cfg).expect("server start")
 }
+
+/// Starts the `riverlet-server` binary on `data_dir` (port 0) and returns the child and the
+/// bootstrap address it printed; the restart tests kill it with SIGKILL.
+pub fn spawn_server_binary(data_dir: &std::path::Path) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_riverlet-server"))
+        .args(["--data-dir", data_dir.to_str().unwrap(), "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let bootstrap = line
+        .trim()
+        .strip_prefix("bootstrap: ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, bootstrap)
+}
