@@ -6,7 +6,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypeVar, Union
 
 import pyarrow as pa
 
@@ -22,6 +22,34 @@ Timestamp = Any  # int epoch ms | str | datetime.datetime | datetime.date | pand
 def configure_runtime(threads: int) -> None:
     """Sets the number of network worker threads; call before the first connection."""
     _riverlet.configure_runtime(threads)
+
+
+_Self = TypeVar("_Self", bound="_ClosesNative")
+
+
+class _ClosesNative:
+    """A context manager over a native handle ``self._native`` that has ``close()``/``closed``."""
+
+    _native: Any
+
+    def close(self) -> None:
+        self._native.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return bool(self._native.closed)
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
 
 
 class LocalServer:
@@ -178,7 +206,7 @@ def _names(v: Union[str, Sequence[str], None]) -> Optional[list[str]]:
     return [str(x) for x in v]
 
 
-class Connection:
+class Connection(_ClosesNative):
     """A connection to a Fluss cluster; create it with :func:`connect`.
 
     A context manager: leaving the ``with`` block closes it. Tables, streams and subscriptions
@@ -273,22 +301,6 @@ class Connection:
     def close(self) -> None:
         """Closes the connection. Idempotent."""
         self._native.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._native.closed
-
-    def __enter__(self) -> "Connection":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"Connection(closed={self.closed})"
@@ -681,7 +693,7 @@ def _partitions(v: Any) -> Optional[list[Any]]:
     return list(v)
 
 
-class Subscription:
+class Subscription(_ClosesNative):
     """Changes of a table as they arrive; iterate it, or :meth:`poll` it.
 
     Each batch has ``_change_type``, ``_log_offset`` and ``_commit_timestamp`` columns before
@@ -712,19 +724,3 @@ class Subscription:
     def close(self) -> None:
         """Stops the subscription. Idempotent."""
         self._native.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._native.closed
-
-    def __enter__(self) -> "Subscription":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
