@@ -31,7 +31,7 @@ pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Li
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
 pub use lookup::Lookuper;
 pub use stream::BatchStream;
-pub use subscribe::{ChangeBatch, StartupMode, Subscription};
+pub use subscribe::{ChangeBatch, Deadline, StartupMode, Subscription};
 pub use time::{parse_timestamp, PinnedRange, TimePoint, TimeRange, TimeZoneSpec};
 
 use crate::client::Table;
