@@ -405,3 +405,26 @@ async fn pk_full_subscription_case(env: TestEnv) {
         ErrorKind::InvalidArgument
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_with_a_timeout_past_the_clock_returns_the_data() {
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("huge_poll"), descriptor(false, false, 1)).await;
+    append(&table, &[(1, "a", "eu"), (2, "b", "eu")]).await;
+    let mut sub = table.subscribe(StartupMode::Earliest).await.unwrap();
+    // `Instant::now() + Duration::MAX` overflows; the poll must still wait and return rows.
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let batches = sub.poll(Duration::MAX).await.unwrap();
+        assert!(
+            !batches.is_empty(),
+            "a poll without deadline returns only with data"
+        );
+        got.extend(ids(&batches
+            .into_iter()
+            .map(|b| b.batch)
+            .collect::<Vec<_>>()));
+    }
+    assert_eq!(got, vec![1, 2]);
+}

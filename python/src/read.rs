@@ -2,7 +2,7 @@
 //! Arguments are converted here; planning, validation and semantics are the core's.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arrow::pyarrow::{PyArrowType, ToPyArrow};
 use arrow_array::RecordBatch;
@@ -194,13 +194,11 @@ impl PySubscription {
         })?;
         let sub = g.as_mut().ok_or_else(|| closed("the subscription"))?;
         // Poll in short slices so Ctrl-C is noticed while waiting.
-        let deadline = Instant::now() + timeout;
+        let deadline = riverlet::scan::Deadline::after(timeout);
         let changes = loop {
-            let slice = deadline
-                .saturating_duration_since(Instant::now())
-                .min(SIGNAL_CHECK);
+            let slice = deadline.remaining().min(SIGNAL_CHECK);
             let changes = py.detach(|| sub.poll(slice)).py_err()?;
-            if !changes.is_empty() || Instant::now() >= deadline {
+            if !changes.is_empty() || deadline.passed() {
                 break changes;
             }
             py.check_signals()?;

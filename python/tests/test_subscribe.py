@@ -79,3 +79,16 @@ def test_poll_from_two_threads_is_refused(conn: riverlet.Connection, db: str) ->
     th.join()
     assert errors
     sub.close()
+
+
+def test_poll_with_a_timeout_past_the_clock_returns_the_data(
+    conn: riverlet.Connection, db: str
+) -> None:
+    # 1e19 seconds fits a Duration but not the monotonic clock: it must mean "wait for data",
+    # not an overflow panic.
+    t = conn.create_table(f"{db}.hugepoll", SCHEMA, buckets=1)
+    t.append([{"id": 1, "v": "a"}])
+    with t.subscribe("earliest") as sub:
+        got = sub.poll(1e19)
+        assert sum(b.num_rows for b in got) == 1
+        assert got[0].column("id").to_pylist() == [1]

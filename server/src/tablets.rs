@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use riverlet::metadata::error_codes;
 use riverlet::{Error, Result};
@@ -81,6 +81,13 @@ impl Tablets {
         }
     }
 
+    /// The bucket map. A thread that panicked while holding the lock cannot have left it half
+    /// changed (every change is one insert or retain), so a poisoned lock is recovered, as the
+    /// service recovers its other locks, instead of taking every later request down with it.
+    fn buckets(&self) -> MutexGuard<'_, HashMap<TableBucket, Arc<RwLock<Bucket>>>> {
+        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Opens (creating or recovering) every bucket of a table or of one partition.
     pub fn open_buckets(&self, meta: &TableMeta, partition_id: Option<i64>) -> Result<()> {
         for b in 0..meta.buckets {
@@ -107,9 +114,7 @@ impl Tablets {
             } else {
                 None
             };
-            self.map
-                .lock()
-                .expect("tablets lock")
+            self.buckets()
                 .insert(tb, Arc::new(RwLock::new(Bucket { log, kv })));
         }
         Ok(())
@@ -117,7 +122,7 @@ impl Tablets {
 
     /// Removes a table's (or partition's) buckets and deletes their files.
     pub fn drop_buckets(&self, table_id: i64, partition_id: Option<i64>, all_partitions: bool) {
-        let mut map = self.map.lock().expect("tablets lock");
+        let mut map = self.buckets();
         map.retain(|tb, _| {
             !(tb.table_id == table_id && (all_partitions || tb.partition_id == partition_id))
         });
@@ -138,24 +143,17 @@ impl Tablets {
 
     /// The bucket, or UNKNOWN_TABLE_OR_BUCKET.
     pub fn get(&self, tb: &TableBucket) -> Result<Arc<RwLock<Bucket>>> {
-        self.map
-            .lock()
-            .expect("tablets lock")
-            .get(tb)
-            .cloned()
-            .ok_or_else(|| {
-                Error::from_fluss(
-                    error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                    format!("Unknown table or bucket: {tb}"),
-                )
-            })
+        self.buckets().get(tb).cloned().ok_or_else(|| {
+            Error::from_fluss(
+                error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                format!("Unknown table or bucket: {tb}"),
+            )
+        })
     }
 
     /// Every bucket.
     pub fn all(&self) -> Vec<(TableBucket, Arc<RwLock<Bucket>>)> {
-        self.map
-            .lock()
-            .expect("tablets lock")
+        self.buckets()
             .iter()
             .map(|(k, v)| (*k, v.clone()))
             .collect()
@@ -174,5 +172,38 @@ impl Tablets {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poisoned_registry_lock_is_recovered() {
+        let dir = tempfile::tempdir().unwrap();
+        let tablets = Arc::new(Tablets::new(&ServerConfig::new(dir.path())));
+        let t = tablets.clone();
+        let panicked = std::thread::spawn(move || {
+            let _held = t.map.lock().unwrap();
+            panic!("a request handler panics while holding the registry lock");
+        })
+        .join();
+        assert!(panicked.is_err());
+        assert!(tablets.map.is_poisoned());
+        // Every registry call still answers instead of panicking.
+        let tb = TableBucket {
+            table_id: 1,
+            partition_id: None,
+            bucket: 0,
+        };
+        let e = tablets.get(&tb).err().unwrap();
+        assert_eq!(
+            e.fluss_code(),
+            Some(error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION)
+        );
+        assert!(tablets.all().is_empty());
+        tablets.drop_buckets(1, None, true);
+        tablets.flush_all().unwrap();
     }
 }

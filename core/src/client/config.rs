@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::writer_config::{NoKeyAssigner, WriterConfig};
 use crate::rpc::{ConnectionConfig, SaslConfig};
-use crate::write::{NoKeyAssigner, WriterConfig};
 use crate::{Error, Result};
 
 /// Everything a [`super::Connection`] needs.

@@ -38,10 +38,12 @@ mod config;
 mod connection;
 pub mod retry;
 mod table;
+mod writer_config;
 
 pub use admin::{Admin, OffsetSpec, PartitionInfo};
 pub use config::ClientConfig;
 pub use connection::{Connection, ServerNode};
 pub use table::Table;
+pub use writer_config::{NoKeyAssigner, WriterConfig};
 
 pub(crate) use connection::{is_stale_metadata, name_table};

@@ -33,7 +33,7 @@ pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
 pub use lookup::Lookuper;
 pub use request::{BucketOffset, Filter, ReadRequest, SubscribeRequest};
 pub use stream::BatchStream;
-pub use subscribe::{ChangeBatch, StartupMode, Subscription};
+pub use subscribe::{ChangeBatch, Deadline, StartupMode, Subscription};
 pub use time::{parse_timestamp, PinnedRange, TimePoint, TimeRange, TimeZoneSpec};
 
 use crate::client::Table;

@@ -320,7 +320,7 @@ impl Subscription {
         if !self.pending.is_empty() {
             return Ok(self.pending.drain(..).collect());
         }
-        let deadline = Instant::now() + timeout;
+        let deadline = Deadline::after(timeout);
         loop {
             let mut out = Vec::new();
             for _ in 0..self.positions.len() {
@@ -358,11 +358,10 @@ impl Subscription {
                     });
                 }
             }
-            if !out.is_empty() || Instant::now() >= deadline {
+            if !out.is_empty() || deadline.passed() {
                 return Ok(out);
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            tokio::time::sleep(left.min(Duration::from_millis(20))).await;
+            tokio::time::sleep(deadline.remaining().min(Duration::from_millis(20))).await;
         }
     }
 }
@@ -375,4 +374,43 @@ fn project_cols(batch: &RecordBatch, cols: &[usize], schema: &SchemaRef) -> Resu
         columns,
         &options,
     )?)
+}
+
+/// The moment a wait of `timeout` from now ends. A timeout too long to add to the clock (e.g.
+/// `Duration::MAX`, or a binding's `poll(1e19)` seconds) never ends instead of overflowing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline(Option<Instant>);
+
+impl Deadline {
+    /// `timeout` from now.
+    pub fn after(timeout: Duration) -> Deadline {
+        Deadline(Instant::now().checked_add(timeout))
+    }
+    /// Whether the deadline has passed.
+    pub fn passed(&self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+    /// The time left (`Duration::MAX` for a deadline that never ends).
+    pub fn remaining(&self) -> Duration {
+        self.0.map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        })
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    #[test]
+    fn huge_timeouts_never_end_instead_of_overflowing() {
+        for t in [Duration::MAX, Duration::from_secs_f64(1e19)] {
+            let d = Deadline::after(t);
+            assert!(!d.passed());
+            assert!(d.remaining() > Duration::from_secs(86_400 * 365));
+        }
+        let d = Deadline::after(Duration::ZERO);
+        assert!(d.passed());
+        assert_eq!(d.remaining(), Duration::ZERO);
+    }
 }

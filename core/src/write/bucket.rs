@@ -3,8 +3,8 @@
 //! Keyed tables hash the encoded bucket key with [`crate::row::bucketing`]; this module only
 //! covers keyless log tables, where the server does not care which bucket a row lands in.
 
-use super::config::NoKeyAssigner;
 use crate::client::retry::next_random;
+use crate::client::NoKeyAssigner;
 
 /// Chooses the bucket of a keyless write.
 #[derive(Debug, Clone)]

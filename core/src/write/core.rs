@@ -16,8 +16,8 @@ use arrow_array::RecordBatch;
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::bucket::BucketAssigner;
-use super::config::WriterConfig;
 use super::future::{Tracker, WriteFuture};
+use crate::client::WriterConfig;
 use crate::client::{is_stale_metadata, Connection, Table};
 use crate::metadata::error_codes;
 use crate::metadata::PartitionSpec;

@@ -12,14 +12,32 @@
 
 mod append;
 mod bucket;
-mod config;
 mod core;
 mod future;
 mod route;
 mod upsert;
 
+pub use crate::client::{NoKeyAssigner, WriterConfig};
 pub use append::AppendWriter;
 pub use bucket::BucketAssigner;
-pub use config::{NoKeyAssigner, WriterConfig};
 pub use future::WriteFuture;
 pub use upsert::UpsertWriter;
+
+use crate::client::Table;
+use crate::Result;
+
+/// The writer constructors live with the writers, so that `client` does not depend on `write`.
+impl Table {
+    /// A writer appending rows or Arrow batches to this log table. Fails (naming the table)
+    /// when the table has a primary key: use [`Table::new_upsert_writer`] there.
+    pub fn new_append_writer(&self) -> Result<AppendWriter> {
+        AppendWriter::new(self.clone())
+    }
+
+    /// A writer upserting and deleting rows of this primary-key table. With `partial_columns`,
+    /// upserts update only those columns (they must include the whole primary key). Fails
+    /// (naming the table) on a log table.
+    pub fn new_upsert_writer(&self, partial_columns: Option<&[&str]>) -> Result<UpsertWriter> {
+        UpsertWriter::new(self.clone(), partial_columns)
+    }
+}

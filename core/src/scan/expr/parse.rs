@@ -156,10 +156,17 @@ fn starts_number(chars: &[(usize, char)], i: usize) -> bool {
         .is_some_and(|c| c.1.is_ascii_digit() || c.1 == '.')
 }
 
+/// How deeply parentheses and `NOT`s may nest. The parser (and evaluation, display and drop of
+/// the tree it builds) recurse once per level, so an unbounded depth would let a filter text
+/// like `((((...` overflow the stack and abort the host process.
+pub const MAX_FILTER_DEPTH: usize = 128;
+
 struct Parser<'a> {
     text: &'a str,
     toks: Vec<(usize, Tok)>,
     pos: usize,
+    /// Current nesting of parentheses and `NOT`s.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -216,16 +223,28 @@ impl Parser<'_> {
             Expr::And(parts)
         })
     }
+    /// Runs `inner` one nesting level deeper, failing past [`MAX_FILTER_DEPTH`].
+    fn nested<T>(&mut self, inner: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_FILTER_DEPTH {
+            return Err(self.err(format!(
+                "the filter nests parentheses and NOTs more than {MAX_FILTER_DEPTH} levels deep"
+            )));
+        }
+        self.depth += 1;
+        let out = inner(self);
+        self.depth -= 1;
+        out
+    }
     fn not(&mut self) -> Result<Expr> {
         if self.keyword("NOT") {
-            return Ok(Expr::Not(Box::new(self.not()?)));
+            return self.nested(|p| Ok(Expr::Not(Box::new(p.not()?))));
         }
         self.primary()
     }
     fn primary(&mut self) -> Result<Expr> {
         if self.peek() == Some(&Tok::LParen) {
             self.pos += 1;
-            let e = self.or()?;
+            let e = self.nested(Self::or)?;
             if self.next() != Some(Tok::RParen) {
                 self.pos -= 1;
                 return Err(self.err("expected ')'"));
@@ -418,7 +437,12 @@ pub fn parse_filter(text: &str) -> Result<Expr> {
     if toks.is_empty() {
         return Err(Error::invalid("cannot parse filter '': it is empty"));
     }
-    let mut p = Parser { text, toks, pos: 0 };
+    let mut p = Parser {
+        text,
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.or()?;
     if p.pos < p.toks.len() {
         return Err(p.err("unexpected text after the filter"));

@@ -478,3 +478,38 @@ fn partition_pruning() {
         vec![1]
     );
 }
+
+#[test]
+fn deeply_nested_filter_text_is_an_error_not_a_stack_overflow() {
+    use crate::ErrorKind;
+    // Far past any stack: each level would be several recursive calls.
+    let deep = 200_000;
+    let parens = format!("{}a = 1{}", "(".repeat(deep), ")".repeat(deep));
+    let nots = format!("{}a = 1", "NOT ".repeat(deep));
+    let mixed = format!("{}a = 1{}", "NOT (".repeat(deep), ")".repeat(deep));
+    for text in [&parens, &nots, &mixed] {
+        let e = parse_filter(text).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(e.message().contains("levels deep"), "{}", e.message());
+    }
+    // Up to the limit the text parses and means what it says.
+    let at_limit = format!(
+        "{}a = 1{}",
+        "(".repeat(MAX_FILTER_DEPTH),
+        ")".repeat(MAX_FILTER_DEPTH)
+    );
+    assert_eq!(parse_filter(&at_limit).unwrap(), Expr::eq("a", 1));
+    let nots = format!("{}a = 1", "NOT ".repeat(MAX_FILTER_DEPTH));
+    let mut expected = Expr::eq("a", 1);
+    for _ in 0..MAX_FILTER_DEPTH {
+        expected = expected.not();
+    }
+    assert_eq!(parse_filter(&nots).unwrap(), expected);
+    // One level more is refused.
+    let over = format!(
+        "{}a = 1{}",
+        "(".repeat(MAX_FILTER_DEPTH + 1),
+        ")".repeat(MAX_FILTER_DEPTH + 1)
+    );
+    assert!(parse_filter(&over).is_err());
+}

@@ -1,4 +1,6 @@
-//! Writer settings, with the same defaults as Fluss's `client.writer.*` options.
+//! Writer settings, with the same defaults as Fluss's `client.writer.*` options. They are part
+//! of the client's configuration ([`super::ClientConfig::writer`]); the writers in
+//! [`crate::write`] read them.
 
 use std::time::Duration;
 

@@ -1,0 +1,370 @@
+//! Planning a bounded read: options checked, columns and partitions chosen, and the offset
+//! bounds of every bucket taken at planning time.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
+
+use super::super::expr::{prune_partitions, Expr};
+use super::super::time::{now_millis, retention_warning, PinnedRange, TimeRange};
+use super::super::{changelog_meta_fields, resolve_projection, PartitionSelector, ScanBuilder};
+use crate::client::{OffsetSpec, PartitionInfo, Table};
+use crate::metadata::error_codes;
+use crate::metadata::{DataType, LogFormat};
+use crate::{Error, Result};
+
+use super::fetch::FetchColumns;
+
+/// One bucket to read: `[start, end)` in offsets.
+#[derive(Debug, Clone)]
+pub(crate) struct BucketRead {
+    pub partition_id: Option<i64>,
+    pub partition_name: Option<String>,
+    pub bucket: i32,
+    pub start: i64,
+    pub end: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Log records as they are.
+    Log,
+    /// Log records with the changelog metadata columns.
+    Changelog,
+    /// The window's changelog folded per key.
+    PkFold,
+    /// The latest view through ScanKv.
+    Kv,
+}
+
+/// A planned read.
+pub(crate) struct Plan {
+    pub table: Table,
+    pub mode: Mode,
+    /// Table columns fetched (ascending), what FetchLog's projection asks for.
+    pub fetch_cols: Vec<usize>,
+    /// The Arrow schema of the fetched columns.
+    pub fetch_schema: SchemaRef,
+    /// Whether the fetch projects (fewer columns than the table).
+    pub projected: bool,
+    /// For each output column, its index in the working batch.
+    pub output_cols: Vec<usize>,
+    pub output_schema: SchemaRef,
+    pub filter: Option<Expr>,
+    pub buckets: Vec<BucketRead>,
+    pub range: Option<PinnedRange>,
+    pub limit: Option<usize>,
+    /// Primary-key columns within the fetched columns (fold) and their types.
+    pub key_cols: Vec<usize>,
+    pub key_types: Vec<DataType>,
+    /// What the caller should be told about this read (e.g. a window reaching past retention).
+    pub warnings: Vec<crate::Warning>,
+}
+
+pub(crate) fn table_name(table: &Table) -> String {
+    table.info.table_path.to_string()
+}
+
+/// The partitions to read: all (or the selected ones), pruned by the filter. `[None]` for a
+/// table without partitions.
+pub(crate) async fn select_partitions(
+    table: &Table,
+    selected: Option<&[PartitionSelector]>,
+    filter: Option<&Expr>,
+) -> Result<Vec<Option<PartitionInfo>>> {
+    let keys = &table.info.descriptor.partition_keys;
+    if keys.is_empty() {
+        if let Some(sel) = selected.filter(|s| !s.is_empty()) {
+            crate::bail_invalid!(
+                "table '{}' is not partitioned, but the read names partitions {:?}",
+                table_name(table),
+                sel
+            );
+        }
+        return Ok(vec![None]);
+    }
+    let all = table.conn.partitions(&table.info.table_path).await?;
+    let mut parts: Vec<PartitionInfo> =
+        match selected {
+            None => all,
+            Some(sel) => {
+                let mut out = Vec::new();
+                for s in sel {
+                    let name = match s {
+                        PartitionSelector::Name(n) => n.clone(),
+                        PartitionSelector::Spec(spec) => spec.resolve(keys)?.partition_name(),
+                    };
+                    match all.iter().find(|p| p.name == name) {
+                        Some(p) => {
+                            if !out
+                                .iter()
+                                .any(|o: &PartitionInfo| o.partition_id == p.partition_id)
+                            {
+                                out.push(p.clone())
+                            }
+                        }
+                        None => {
+                            return Err(Error::from_fluss(
+                                error_codes::PARTITION_NOT_EXISTS,
+                                format!(
+                                "partition '{name}' of table '{}' does not exist; its partitions \
+                                 are: {}",
+                                table_name(table),
+                                all.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+                            ),
+                            ))
+                        }
+                    }
+                }
+                out
+            }
+        };
+    if let Some(f) = filter {
+        parts = prune_partitions(keys, parts, f, |p| {
+            keys.iter()
+                .map(|k| p.spec.get(k).unwrap_or_default().to_string())
+                .collect()
+        });
+    }
+    Ok(parts.into_iter().map(Some).collect())
+}
+
+/// Offsets of every bucket of one partition (or of the table).
+async fn offsets(
+    table: &Table,
+    partition_id: Option<i64>,
+    spec: OffsetSpec,
+) -> Result<BTreeMap<i32, i64>> {
+    let buckets: Vec<i32> = (0..table.info.num_buckets()).collect();
+    table
+        .conn
+        .admin()
+        .list_offsets_by_id(table.info.table_id, partition_id, &buckets, spec)
+        .await
+}
+
+fn future_start_error(e: Error, table: &Table, range: &PinnedRange) -> Error {
+    if e.fluss_code() == Some(error_codes::INVALID_TIMESTAMP_EXCEPTION) {
+        Error::invalid(format!(
+            "time-range read of table '{}': the start timestamp {} is in the future for the \
+             server (its clock is behind ours or the start is past now): {}",
+            table_name(table),
+            range.start_ms,
+            e.message()
+        ))
+    } else {
+        e
+    }
+}
+
+/// Validates the options and takes the bounds of every bucket.
+pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
+    if let Some(e) = b.deferred {
+        return Err(e);
+    }
+    let table = b.table;
+    let info = table.info.clone();
+    let name = table_name(&table);
+    let has_pk = info.descriptor.has_primary_key();
+    let full = info.schema().to_arrow();
+
+    // --- options, all checked before any data is read
+    let out_cols = resolve_projection(&table, &full, b.projection.as_deref())?;
+    if let Some(f) = &b.filter {
+        if b.changelog {
+            let mut fields: Vec<Field> = changelog_meta_fields();
+            fields.extend(full.fields().iter().map(|f| f.as_ref().clone()));
+            f.validate(&ArrowSchema::new(fields))?;
+        } else {
+            f.validate(&full)?;
+        }
+    }
+    let window = match b.between {
+        None => None,
+        Some((start, end)) => {
+            if has_pk && b.read_optimized {
+                crate::bail_invalid!(
+                    "table '{name}': read-optimized mode must not be enabled for a time-range \
+                     read: it skips log changes and reads only snapshots, so it cannot tell what \
+                     changed in the window"
+                );
+            }
+            TimeRange::from_options(start, end, &b.time_zone, "start", "end")?
+        }
+    };
+    let now = now_millis();
+    let mut warnings = Vec::new();
+    let range = match &window {
+        Some(w) => {
+            let p = w.pin(now)?;
+            let ttl = info.descriptor.log_ttl_ms().ok();
+            warnings.extend(retention_warning(&name, &p, ttl, now));
+            Some(p)
+        }
+        None => None,
+    };
+
+    let mode = if b.changelog {
+        Mode::Changelog
+    } else if !has_pk {
+        Mode::Log
+    } else if range.is_some() {
+        Mode::PkFold
+    } else {
+        Mode::Kv
+    };
+    if matches!(mode, Mode::Log | Mode::Changelog | Mode::PkFold) {
+        let format = info.descriptor.log_format()?;
+        if format != LogFormat::Arrow {
+            return Err(Error::unsupported(format!(
+                "table '{name}' has table.log.format {format}; Riverlet reads ARROW logs only"
+            )));
+        }
+    }
+
+    // --- which columns to fetch
+    let filter_cols: Vec<usize> = match &b.filter {
+        Some(f) => f
+            .columns()
+            .iter()
+            .filter_map(|c| full.index_of(c).ok())
+            .collect(),
+        None => vec![],
+    };
+    let pk_cols: Vec<usize> = if mode == Mode::PkFold {
+        info.schema().primary_key_indexes()
+    } else {
+        vec![]
+    };
+    let mut fetch_cols: Vec<usize> = out_cols
+        .iter()
+        .chain(&filter_cols)
+        .chain(&pk_cols)
+        .copied()
+        .collect();
+    fetch_cols.sort_unstable();
+    fetch_cols.dedup();
+    if mode == Mode::Kv {
+        // ScanKv returns whole rows.
+        fetch_cols = (0..full.fields().len()).collect();
+    }
+    let projected = fetch_cols.len() < full.fields().len();
+    let fetch_schema = Arc::new(full.project(&fetch_cols)?);
+    let meta = if mode == Mode::Changelog { 3 } else { 0 };
+    let output_cols: Vec<usize> = (0..meta)
+        .chain(
+            out_cols
+                .iter()
+                .map(|c| meta + fetch_cols.iter().position(|f| f == c).unwrap_or_default()),
+        )
+        .collect();
+    let output_schema = {
+        let mut fields: Vec<Field> = if meta > 0 {
+            changelog_meta_fields()
+        } else {
+            vec![]
+        };
+        fields.extend(out_cols.iter().map(|i| full.field(*i).clone()));
+        Arc::new(ArrowSchema::new(fields))
+    };
+    let types = info.schema().data_types();
+    let key_cols: Vec<usize> = pk_cols
+        .iter()
+        .map(|c| fetch_cols.iter().position(|f| f == c).unwrap_or_default())
+        .collect();
+    let key_types: Vec<DataType> = pk_cols.iter().map(|c| types[*c].clone()).collect();
+
+    // --- partitions and bucket bounds
+    let bucket_ids = super::super::request::select_buckets(&table, b.buckets.as_deref())?;
+    let parts = select_partitions(&table, b.partitions.as_deref(), b.filter.as_ref()).await?;
+    let mut buckets = Vec::new();
+    for p in parts {
+        let (pid, pname) = match &p {
+            Some(p) => (Some(p.partition_id), Some(p.name.clone())),
+            None => (None, None),
+        };
+        if mode == Mode::Kv {
+            for &bucket in &bucket_ids {
+                buckets.push(BucketRead {
+                    partition_id: pid,
+                    partition_name: pname.clone(),
+                    bucket,
+                    start: 0,
+                    end: 0,
+                });
+            }
+            continue;
+        }
+        let ends = offsets(&table, pid, OffsetSpec::Latest).await?;
+        let starts = match &range {
+            Some(r) => offsets(&table, pid, OffsetSpec::Timestamp(r.start_ms))
+                .await
+                .map_err(|e| future_start_error(e, &table, r))?,
+            None => offsets(&table, pid, OffsetSpec::Earliest).await?,
+        };
+        for &bucket in &bucket_ids {
+            let end = ends.get(&bucket).copied().unwrap_or(0);
+            let start = starts.get(&bucket).copied().unwrap_or(end);
+            if start >= end {
+                continue;
+            }
+            buckets.push(BucketRead {
+                partition_id: pid,
+                partition_name: pname.clone(),
+                bucket,
+                start,
+                end,
+            });
+        }
+    }
+    Ok(Plan {
+        table,
+        mode,
+        fetch_cols,
+        fetch_schema,
+        projected,
+        output_cols,
+        output_schema,
+        filter: b.filter,
+        buckets,
+        range,
+        limit: b.limit,
+        key_cols,
+        key_types,
+        warnings,
+    })
+}
+
+impl Plan {
+    pub(super) fn fetch_columns(&self) -> FetchColumns<'_> {
+        FetchColumns {
+            cols: &self.fetch_cols,
+            projected: self.projected,
+            schema: &self.fetch_schema,
+        }
+    }
+}
+
+/// The number of records of a log table (of the selected partitions and buckets), from the
+/// offsets of every bucket rather than by reading the records.
+pub(crate) async fn log_count(
+    table: &Table,
+    partitions: Option<&[PartitionSelector]>,
+    buckets: Option<&[i32]>,
+) -> Result<u64> {
+    let bucket_ids = super::super::request::select_buckets(table, buckets)?;
+    let parts = select_partitions(table, partitions, None).await?;
+    let mut total = 0u64;
+    for p in parts {
+        let pid = p.map(|p| p.partition_id);
+        let ends = offsets(table, pid, OffsetSpec::Latest).await?;
+        let starts = offsets(table, pid, OffsetSpec::Earliest).await?;
+        for bucket in &bucket_ids {
+            let end = ends.get(bucket).copied().unwrap_or(0);
+            let start = starts.get(bucket).copied().unwrap_or(0);
+            total += (end - start).max(0) as u64;
+        }
+    }
+    Ok(total)
+}
