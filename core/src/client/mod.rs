@@ -40,7 +40,7 @@ pub mod retry;
 mod table;
 
 pub use admin::{Admin, OffsetSpec, PartitionInfo};
-pub use config::ClientConfig;
+pub use config::{ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
 pub use table::Table;
 

@@ -114,7 +114,6 @@ impl TermOp {
     }
 }
 
-
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Ident(String),
