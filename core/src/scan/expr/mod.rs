@@ -35,4 +35,4 @@ mod types;
 pub use eval::filter_batch;
 pub use parse::{parse_filter, TermOp};
 pub use prune::{partition_may_match, prune_partitions};
-pub use types::{escape_like, CompareOp, Expr, Literal};
+pub use types::{escape_like, CompareOp, Expr, Literal, TermOp};
