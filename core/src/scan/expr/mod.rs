@@ -20,8 +20,7 @@
 //! values alone.
 //!
 //! Layout: `types` holds the operator, literal and expression types and their text
-//! form; `eval` the Arrow evaluation; `prune` the partition pruning; `parse` the text grammar
-//! and the operator words of `(column, op, value)` terms ([`TermOp`]).
+//! form; `eval` the Arrow evaluation; `prune` the partition pruning; `parse` the text grammar.
 //!
 //! [`RecordBatch`]: arrow_array::RecordBatch
 
@@ -33,6 +32,6 @@ mod tests;
 mod types;
 
 pub use eval::filter_batch;
-pub use parse::{parse_filter, TermOp};
+pub use parse::parse_filter;
 pub use prune::{partition_may_match, prune_partitions};
 pub use types::{escape_like, CompareOp, Expr, Literal, TermOp};
