@@ -186,7 +186,7 @@ static void test_partitions_offsets_count(RiverletConnection *conn) {
   const char *v2099[] = {"2099"};
   const char *only2024[] = {"2024"};
   int32_t bucket0[] = {0}, bucket1[] = {1}, bad_bucket[] = {7};
-  int64_t n = -1, max_batch = 0, r0, r1;
+  int64_t n = -1, max_batch = 0, r0, r1, t_between;
 
   memset(&topts, 0, sizeof topts);
   topts.partition_keys = part_keys;
@@ -214,6 +214,9 @@ static void test_partitions_offsets_count(RiverletConnection *conn) {
   OK(riverlet_table_new_append_writer(table, &w));
   append_orders(w, 1, 6, "2024");
   OK(riverlet_writer_flush(w));
+  sleep_ms(30);
+  t_between = now_ms();
+  sleep_ms(30);
   append_orders(w, 7, 4, "2024");
   OK(riverlet_writer_flush(w));
   append_orders(w, 11, 3, "2025");
@@ -245,9 +248,15 @@ static void test_partitions_offsets_count(RiverletConnection *conn) {
     CHECK(strcmp(text, "{bucket=1, offset=0}\n") == 0);
     free(text);
   }
+  /* at a timestamp between the two 2024 appends: the 6 rows before it */
   if (OK(riverlet_list_offsets(conn, "capi_parity", "orders", "2024", NULL, 0,
-                               RIVERLET_OFFSET_TIMESTAMP, now_ms() + 60000, &stream)))
-    CHECK(sum_int64(&stream, 1) == 10); /* nothing after the future: the high watermarks */
+                               RIVERLET_OFFSET_TIMESTAMP, t_between, &stream)))
+    CHECK(sum_int64(&stream, 1) == 6);
+  /* a timestamp in the future is refused by the server, named */
+  EXPECT(riverlet_list_offsets(conn, "capi_parity", "orders", "2024", NULL, 0,
+                               RIVERLET_OFFSET_TIMESTAMP, now_ms() + 600000, &stream),
+         RIVERLET_STATUS_INVALID_ARGUMENT);
+  MSG_HAS("timestamp");
   EXPECT(riverlet_list_offsets(conn, "capi_parity", "orders", "2024", NULL, 0, 42, 0, &stream),
          RIVERLET_STATUS_INVALID_ARGUMENT);
   MSG_HAS("42");

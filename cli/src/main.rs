@@ -4,6 +4,7 @@
 mod demo;
 mod scenario;
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -116,14 +117,19 @@ struct ConnArgs {
 }
 
 impl ConnArgs {
+    /// Connects with the client options as a Fluss-style string map, like every binding.
     fn connect(&self) -> Result<Connection> {
-        let mut config = ClientConfig::new(&self.bootstrap);
-        // A command-line write names its partition values; creating them is what a user means.
-        config.writer.create_missing_partitions = true;
+        let mut props = BTreeMap::new();
+        props.insert("bootstrap.servers".to_string(), self.bootstrap.clone());
         if let Some(user) = &self.username {
-            config = config.with_sasl_plain(user, self.password.clone().unwrap_or_default());
+            props.insert("client.security.protocol".to_string(), "SASL".to_string());
+            props.insert("client.security.sasl.username".to_string(), user.clone());
+            props.insert(
+                "client.security.sasl.password".to_string(),
+                self.password.clone().unwrap_or_default(),
+            );
         }
-        Connection::connect(config)
+        Connection::connect(ClientConfig::from_properties(&props)?)
     }
 }
 

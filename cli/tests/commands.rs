@@ -106,6 +106,42 @@ fn create_write_list_and_read() {
 }
 
 #[test]
+fn a_window_before_retention_warns_on_stderr() {
+    let s = serve();
+    let b = s.bootstrap.as_str();
+    let (ok, out, err) = riverlet(
+        b,
+        &[
+            "create-table",
+            "shop.short",
+            "--schema",
+            "id BIGINT",
+            "--property",
+            "table.log.ttl=1h",
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["write", "shop.short", "[[1]]"]);
+    assert!(ok, "{out}{err}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let old = (now - 2 * 3_600_000).to_string();
+    let (ok, out, err) = riverlet(b, &["read", "shop.short", "--between", &old]);
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("1 row(s)"), "{err}");
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("riverlet: warning:") && err.contains("table.log.ttl"),
+        "{err}"
+    );
+    let recent = (now - 60_000).to_string();
+    let (ok, _, err) = riverlet(b, &["read", "shop.short", "--between", &recent]);
+    assert!(ok && !err.contains("warning"), "{err}");
+}
+
+#[test]
 fn bad_input_gets_a_clear_error_and_exit_code() {
     let s = serve();
     let b = s.bootstrap.as_str();

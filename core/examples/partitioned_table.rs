@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p riverlet --example partitioned_table -- localhost:9123`
 
-use riverlet::blocking::Connection;
+use riverlet::blocking::{Connection, ReadRequest};
 use riverlet::client::{ClientConfig, OffsetSpec};
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
 use riverlet::row::Datum;
@@ -13,9 +13,9 @@ fn main() -> riverlet::Result<()> {
     let bootstrap = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "localhost:9123".to_string());
-    let mut config = ClientConfig::new(bootstrap);
-    config.writer.create_missing_partitions = true;
-    let conn = Connection::connect(config)?;
+    // A write to a partition that does not exist yet creates it (Fluss's default,
+    // client.writer.dynamic-create-partition.enabled).
+    let conn = Connection::connect(ClientConfig::new(bootstrap))?;
     let admin = conn.admin();
     admin.create_database("seed", true)?;
 
@@ -60,11 +60,12 @@ fn main() -> riverlet::Result<()> {
 
     // Partition filters prune partitions before any data is fetched.
     for filter in ["dt = '2026-01-01'", "dt IN ('2026-01-01', '2026-01-02')"] {
-        let batches = table
-            .scan()
-            .project(&["order_id", "address", "dt"])
-            .filter_text(filter)
-            .collect()?;
+        let request = ReadRequest {
+            columns: Some(vec!["order_id".into(), "address".into(), "dt".into()]),
+            filter: Some(filter.into()),
+            ..ReadRequest::default()
+        };
+        let batches = table.read(&request)?.read_all()?;
         println!(
             "WHERE {filter}\n{}",
             arrow_cast::pretty::pretty_format_batches(&batches)?

@@ -267,7 +267,16 @@ async fn partitioned_log_table_routes_by_value() {
         )
         .await
         .unwrap();
-    let w = table.new_append_writer().unwrap();
+    // A writer told not to create partitions (Fluss's default creates them).
+    let mut strict = env.config();
+    strict.writer.create_missing_partitions = false;
+    let strict = Connection::connect(strict).await.unwrap();
+    let w = strict
+        .table(&path)
+        .await
+        .unwrap()
+        .new_append_writer()
+        .unwrap();
     let ok = w.append_rows(&[
         vec![Datum::Int(1), Datum::String("2024-01-01".into())],
         vec![Datum::Int(2), Datum::String("2024-01-01".into())],
@@ -283,9 +292,8 @@ async fn partitioned_log_table_routes_by_value() {
         "{e}"
     );
 
-    let mut config = env.config();
-    config.writer.create_missing_partitions = true;
-    let conn2 = Connection::connect(config).await.unwrap();
+    // The default: a write to a new partition creates it.
+    let conn2 = Connection::connect(env.config()).await.unwrap();
     let t2 = conn2.table(&path).await.unwrap();
     let w2 = t2.new_append_writer().unwrap();
     w2.append_rows(&[vec![Datum::Int(3), Datum::String("2024-01-02".into())]])

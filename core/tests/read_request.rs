@@ -391,7 +391,7 @@ fn a_window_before_retention_carries_a_warning() {
         start: Some((now - 2 * 3_600_000).into()),
         ..ReadRequest::default()
     };
-    let reader = t.read(&old).unwrap();
+    let mut reader = t.read(&old).unwrap();
     let warnings = reader.warnings().to_vec();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].kind, WarningKind::BeforeRetention);

@@ -670,15 +670,26 @@ class Table:
         columns: Optional[Sequence[str]] = None,
         partitions: Optional[Sequence[Union[str, Mapping[str, Any]]]] = None,
         tz: Optional[str] = None,
+        buckets: Optional[Sequence[int]] = None,
+        start_offsets: Optional[Sequence[Mapping[str, Any]]] = None,
     ) -> "Subscription":
         """An unbounded subscription to the table's changes.
 
         ``start``: ``"earliest"`` (the oldest retained change), ``"latest"`` (changes after
         now), ``"full"`` (primary-key tables: a snapshot of the current rows, then the log), or
-        a timestamp (any form :meth:`read_between` takes).
+        a timestamp (any form :meth:`read_between` takes). ``buckets`` limits it to some
+        buckets; ``start_offsets`` (the dicts :meth:`Subscription.position` returns) starts
+        those buckets there, whatever ``start`` says, to resume from a checkpoint.
         """
         return Subscription(
-            self._native.subscribe(start, _names(columns), _partitions(partitions), tz)
+            self._native.subscribe(
+                start,
+                _names(columns),
+                _partitions(partitions),
+                tz,
+                list(buckets) if buckets is not None else None,
+                [dict(o) for o in start_offsets] if start_offsets is not None else None,
+            )
         )
 
     def __repr__(self) -> str:
@@ -716,6 +727,13 @@ class Subscription(_ClosesNative):
         """:meth:`poll` as one :class:`pyarrow.Table`, or ``None`` when nothing arrived."""
         batches = self._native.poll(timeout)
         return pa.Table.from_batches(batches) if batches else None
+
+    def position(self) -> list[dict[str, Any]]:
+        """The next offset of every bucket read: dicts with ``partition_id``,
+        ``partition_name`` (``None`` without partitions), ``bucket`` and ``offset``. Store them
+        and pass them as ``start_offsets`` to :meth:`Table.subscribe` to resume after the rows
+        polled so far."""
+        return self._native.position()
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         while True:

@@ -38,7 +38,6 @@ __all__ = [
     "ForkedProcessError",
     "StorageIOError",
     "InternalError",
-    "RiverletWarning",
 ]
 
 
@@ -143,6 +142,8 @@ class InternalError(RiverletError):
     """A bug in Riverlet: an invariant that should hold did not."""
 
 
+# Not an exception of Riverlet's error hierarchy (so not in __all__ above): a warning category,
+# exported as ``riverlet.RiverletWarning``.
 class RiverletWarning(UserWarning):
     """A warning about a request that still succeeded, shown through :mod:`warnings`.
 

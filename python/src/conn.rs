@@ -518,8 +518,10 @@ impl PyTable {
         crate::read::lookup(py, self, prefixes, true)
     }
 
-    /// Starts a subscription from `start` ("full", "earliest", "latest" or a timestamp).
-    #[pyo3(signature = (start, columns = None, partitions = None, tz = None))]
+    /// Starts a subscription from `start` ("full", "earliest", "latest" or a timestamp), of
+    /// some buckets and from explicit start offsets (dicts as `Subscription.position()` gives).
+    #[pyo3(signature = (start, columns = None, partitions = None, tz = None, buckets = None, start_offsets = None))]
+    #[allow(clippy::too_many_arguments)]
     fn subscribe<'py>(
         &self,
         py: Python<'py>,
@@ -527,8 +529,17 @@ impl PyTable {
         columns: Option<Vec<String>>,
         partitions: Option<Vec<Bound<'py, PyAny>>>,
         tz: Option<String>,
+        buckets: Option<Vec<i32>>,
+        start_offsets: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<crate::read::PySubscription> {
-        crate::read::subscribe(py, self, &start, columns, partitions, tz)
+        let args = crate::read::SubscribeArgs {
+            columns,
+            partitions,
+            tz,
+            buckets,
+            start_offsets,
+        };
+        crate::read::subscribe(py, self, &start, args)
     }
 
     fn __repr__(&self) -> String {

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use riverlet::blocking::scan::Subscription;
 use riverlet::metadata::PartitionSpec;
-use riverlet::scan::{Filter, PartitionSelector, ReadRequest, SubscribeRequest};
+use riverlet::scan::{BucketOffset, Filter, PartitionSelector, ReadRequest, SubscribeRequest};
 use riverlet::Error;
 
 use crate::conn::{Liveness, PyTable};
@@ -128,27 +128,68 @@ pub fn lookup<'py>(
     found.to_pyarrow(py)
 }
 
+/// The options of a subscription besides its start, converted from Python.
+pub struct SubscribeArgs<'py> {
+    pub columns: Option<Vec<String>>,
+    pub partitions: Option<Vec<Bound<'py, PyAny>>>,
+    pub tz: Option<String>,
+    pub buckets: Option<Vec<i32>>,
+    pub start_offsets: Option<Vec<Bound<'py, PyAny>>>,
+}
+
+/// A start offset given as the dict `Subscription.position()` returns: `bucket` and `offset`,
+/// plus `partition_name` (or `partition_id`) for a partitioned table.
+fn bucket_offset(v: &Bound<'_, PyAny>) -> PyResult<BucketOffset> {
+    let bad = || {
+        to_py_err(Error::invalid(format!(
+            "a start offset is a dict with 'bucket' and 'offset' (and 'partition_name' for a \
+             partitioned table), as Subscription.position() returns; got {}",
+            v.repr().map(|r| r.to_string()).unwrap_or_default()
+        )))
+    };
+    let d = v.cast::<PyDict>().map_err(|_| bad())?;
+    let get = |k: &str| d.get_item(k).ok().flatten().filter(|x| !x.is_none());
+    let int = |k: &str| -> PyResult<Option<i64>> {
+        get(k)
+            .map(|x| x.extract::<i64>().map_err(|_| bad()))
+            .transpose()
+    };
+    let bucket = int("bucket")?.ok_or_else(bad)?;
+    Ok(BucketOffset {
+        partition_id: int("partition_id")?,
+        partition_name: get("partition_name")
+            .map(|x| x.extract::<String>().map_err(|_| bad()))
+            .transpose()?,
+        bucket: i32::try_from(bucket).map_err(|_| bad())?,
+        offset: int("offset")?.ok_or_else(bad)?,
+    })
+}
+
 /// Starts a subscription.
 pub fn subscribe(
     py: Python<'_>,
     table: &PyTable,
     start: &Bound<'_, PyAny>,
-    columns: Option<Vec<String>>,
-    partitions: Option<Vec<Bound<'_, PyAny>>>,
-    tz: Option<String>,
+    args: SubscribeArgs<'_>,
 ) -> PyResult<PySubscription> {
     table.ready()?;
     let request = SubscribeRequest {
-        columns,
-        partitions: partitions
+        columns: args.columns,
+        partitions: args
+            .partitions
             .map(|p| {
                 p.iter()
                     .map(partition_selector)
                     .collect::<PyResult<Vec<_>>>()
             })
             .transpose()?,
-        startup_mode: startup_mode(start, tz.as_deref())?,
-        ..SubscribeRequest::default()
+        buckets: args.buckets,
+        startup_mode: startup_mode(start, args.tz.as_deref())?,
+        start_offsets: args
+            .start_offsets
+            .map(|o| o.iter().map(bucket_offset).collect::<PyResult<Vec<_>>>())
+            .transpose()?
+            .unwrap_or_default(),
     };
     let t = table.inner.clone();
     let sub = py.detach(move || t.subscribe(&request)).py_err()?;
@@ -210,6 +251,25 @@ impl PySubscription {
             .collect::<riverlet::Result<Vec<_>>>()
             .py_err()?;
         batches.iter().map(|b| b.to_pyarrow(py)).collect()
+    }
+
+    /// The next offset of every bucket read, as dicts with `partition_id`, `partition_name`
+    /// (None without partitions), `bucket` and `offset`: pass them as `start_offsets` to resume
+    /// after the rows polled so far.
+    fn position<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let g = self.inner.lock().map_err(|_| closed("the subscription"))?;
+        let sub = g.as_ref().ok_or_else(|| closed("the subscription"))?;
+        sub.position()
+            .into_iter()
+            .map(|p| {
+                let d = PyDict::new(py);
+                d.set_item("partition_id", p.partition_id)?;
+                d.set_item("partition_name", p.partition_name)?;
+                d.set_item("bucket", p.bucket)?;
+                d.set_item("offset", p.offset)?;
+                Ok(d)
+            })
+            .collect()
     }
 
     /// Stops the subscription. Idempotent.

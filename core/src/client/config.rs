@@ -12,9 +12,11 @@ use crate::{Error, Result};
 pub struct ClientConfig {
     /// `host:port[,host:port...]`: servers asked for the cluster's metadata.
     pub bootstrap_servers: String,
-    /// Deadline of one TCP connect plus handshake.
+    /// Deadline of one TCP connect plus handshake (`client.connect-timeout`). 10 s where
+    /// Fluss's Java client waits 120 s: each attempt is retried (`client.retries`) with backoff,
+    /// so an unreachable address fails in well under a minute instead of hanging a notebook.
     pub connect_timeout: Duration,
-    /// Deadline of every request.
+    /// Deadline of every request (`client.request-timeout`, 30 s as in Fluss).
     pub request_timeout: Duration,
     /// SASL/PLAIN credentials; `None` = plaintext.
     pub sasl: Option<SaslConfig>,
@@ -103,15 +105,20 @@ impl ClientConfig {
         }
     }
 
-    /// Builds a config from Fluss's option names (what bindings pass as a string map):
-    /// `bootstrap.servers`, `client.connect-timeout`, `client.request-timeout`,
-    /// `client.security.protocol` (PLAINTEXT / SASL), `client.security.sasl.username`,
-    /// `client.security.sasl.password`, `client.writer.buffer.memory-size`,
+    /// Builds a config from Fluss's option names (what every binding passes as a string map;
+    /// the one place option names are read): `bootstrap.servers`, `client.connect-timeout`,
+    /// `client.request-timeout`, `client.security.protocol` (PLAINTEXT / SASL),
+    /// `client.security.sasl.mechanism` (PLAIN), `client.security.sasl.username`,
+    /// `client.security.sasl.password`, `client.security.sasl.jaas.config` (a PlainLoginModule
+    /// line with `username="..." password="..."`), `client.writer.buffer.memory-size`,
     /// `client.writer.batch-size`, `client.writer.batch-timeout`, `client.writer.acks`,
     /// `client.writer.retries`, `client.writer.enable-idempotence`,
     /// `client.writer.bucket.no-key-assigner`, `client.writer.request-max-size`,
     /// `client.writer.dynamic-create-partition.enabled`, and Riverlet's `client.retries`,
-    /// `client.retry-backoff`. Unknown keys are an error naming the key.
+    /// `client.retry-backoff`. The other client options of Fluss
+    /// ([`FLUSS_OPTIONS_WITHOUT_EFFECT`]) are accepted, so a Fluss configuration works
+    /// unchanged, and have no effect. Unknown keys are an error naming the key. The README's
+    /// "Client options" table lists every option with Riverlet's and Fluss's default.
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Self> {
         let mut c = ClientConfig::default();
         let mut protocol = None;
@@ -145,6 +152,16 @@ impl ClientConfig {
                 }
                 "client.security.sasl.username" => user = Some(v.to_string()),
                 "client.security.sasl.password" => pass = Some(value.to_string()),
+                "client.security.sasl.jaas.config" => {
+                    let (u, p) = jaas_plain_credentials(value).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "'{key}' has no username=\"...\" and password=\"...\" (a \
+                             PlainLoginModule line is expected)"
+                        ))
+                    })?;
+                    user = user.or(Some(u));
+                    pass = pass.or(Some(p));
+                }
                 "client.writer.buffer.memory-size" => {
                     c.writer.buffer_memory = parse_size(v).ok_or_else(|| bad("a size"))?
                 }
@@ -178,7 +195,13 @@ impl ClientConfig {
                     c.writer.create_missing_partitions =
                         parse_bool(v).ok_or_else(|| bad("true or false"))?
                 }
-                _ => crate::bail_invalid!("unknown client option '{key}'"),
+                k if FLUSS_OPTIONS_WITHOUT_EFFECT.contains(&k) => {
+                    tracing::debug!("client option '{k}' is accepted but has no effect in Riverlet")
+                }
+                _ => crate::bail_invalid!(
+                    "unknown client option '{key}' (the options are Fluss's client.* names; see \
+                     the README's client options table)"
+                ),
             }
         }
         match protocol.as_deref() {
@@ -205,6 +228,50 @@ impl ClientConfig {
         c.writer.validate()?;
         Ok(c)
     }
+}
+
+/// Fluss client options that Riverlet accepts but does not use: tuning knobs of the Java
+/// client's internals (buffer pages, lookup batching, remote-log download, metrics) and fetch
+/// sizes Riverlet sets itself (see the README's client options table for each reason).
+pub const FLUSS_OPTIONS_WITHOUT_EFFECT: &[&str] = &[
+    "client.id",
+    "client.writer.buffer.page-size",
+    "client.writer.buffer.per-request-memory-size",
+    "client.writer.buffer.wait-timeout",
+    "client.writer.dynamic-batch-size.enabled",
+    "client.writer.max-inflight-requests-per-bucket",
+    "client.writer.kv-backpressure.max-throttle",
+    "client.scanner.log.check-crc",
+    "client.scanner.log.max-poll-records",
+    "client.scanner.log.fetch.max-bytes",
+    "client.scanner.log.fetch.max-bytes-for-bucket",
+    "client.scanner.log.fetch.wait-max-time",
+    "client.scanner.log.fetch.min-bytes",
+    "client.scanner.kv.fetch.max-bytes",
+    "client.scanner.kv.batch-strategy",
+    "client.scanner.remote-log.prefetch-num",
+    "client.scanner.log.read-preference",
+    "client.scanner.io.tmpdir",
+    "client.remote-file.download-thread-num",
+    "client.lookup.queue-size",
+    "client.lookup.max-batch-size",
+    "client.lookup.max-inflight-requests",
+    "client.lookup.batch-timeout",
+    "client.lookup.max-retries",
+    "client.security.enable-plugin-discovery",
+    "client.filesystem.security.token.renewal.backoff",
+    "client.filesystem.security.token.renewal.time-ratio",
+    "client.metrics.enabled",
+];
+
+/// The `username="..."` and `password="..."` of a JAAS PlainLoginModule line.
+fn jaas_plain_credentials(jaas: &str) -> Option<(String, String)> {
+    let field = |name: &str| {
+        let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
+        let len = jaas[start..].find('"')?;
+        Some(jaas[start..start + len].to_string())
+    };
+    Some((field("username")?, field("password")?))
 }
 
 fn parse_bool(v: &str) -> Option<bool> {
@@ -252,6 +319,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn defaults_follow_fluss() {
+        let c = ClientConfig::default();
+        assert_eq!(c.request_timeout, Duration::from_secs(30));
+        assert_eq!(c.writer.buffer_memory, 64 << 20);
+        assert_eq!(c.writer.batch_size, 2 << 20);
+        assert_eq!(c.writer.linger, Duration::from_millis(100));
+        assert_eq!(c.writer.acks, -1);
+        assert_eq!(c.writer.retries, i32::MAX as u32);
+        assert!(c.writer.idempotence);
+        assert_eq!(c.writer.no_key_assigner, NoKeyAssigner::Sticky);
+        assert_eq!(c.writer.request_max_size, 10 << 20);
+        assert!(c.writer.create_missing_partitions);
+    }
+
+    #[test]
+    fn jaas_config_gives_the_credentials() {
+        let mut p = BTreeMap::new();
+        p.insert("bootstrap.servers".to_string(), "h:1".to_string());
+        p.insert("client.security.protocol".to_string(), "SASL".to_string());
+        p.insert(
+            "client.security.sasl.jaas.config".to_string(),
+            "org.apache.fluss.security.auth.sasl.plain.PlainLoginModule required \
+             username=\"admin\" password=\"s3cret\";"
+                .to_string(),
+        );
+        let c = ClientConfig::from_properties(&p).unwrap();
+        let sasl = c.sasl.unwrap();
+        assert_eq!(
+            (sasl.username.as_str(), sasl.password.as_str()),
+            ("admin", "s3cret")
+        );
+        p.insert(
+            "client.security.sasl.jaas.config".to_string(),
+            "PlainLoginModule required;".to_string(),
+        );
+        let e = ClientConfig::from_properties(&p).unwrap_err();
+        assert!(e.message().contains("jaas.config"), "{e}");
+    }
+
+    #[test]
     fn bootstrap_list_parses_and_rejects() {
         let c = ClientConfig::new(" a:1 , b:2,");
         assert_eq!(c.bootstrap_list().unwrap(), vec!["a:1", "b:2"]);
@@ -290,6 +397,25 @@ mod tests {
         assert_eq!(c.writer.batch_size, 1 << 20);
         assert_eq!(c.writer.no_key_assigner, NoKeyAssigner::RoundRobin);
         assert_eq!(c.sasl.as_ref().unwrap().username, "u");
+
+        // Fluss's own knobs are accepted; the partition-creation default is Fluss's (on).
+        p.insert("client.lookup.max-batch-size".to_string(), "64".to_string());
+        assert!(
+            ClientConfig::from_properties(&p)
+                .unwrap()
+                .writer
+                .create_missing_partitions
+        );
+        p.insert(
+            "client.writer.dynamic-create-partition.enabled".to_string(),
+            "false".to_string(),
+        );
+        assert!(
+            !ClientConfig::from_properties(&p)
+                .unwrap()
+                .writer
+                .create_missing_partitions
+        );
 
         p.insert("client.nope".to_string(), "1".to_string());
         let e = ClientConfig::from_properties(&p).unwrap_err();

@@ -51,7 +51,8 @@ pub struct WriterConfig {
     pub no_key_assigner: NoKeyAssigner,
     /// Upper bound of one produce / put request in bytes (`client.writer.request-max-size`, 10 MiB).
     pub request_max_size: usize,
-    /// Create a partition that does not exist yet when a write targets it (off: a write to a
+    /// Create a partition that does not exist yet when a write targets it
+    /// (`client.writer.dynamic-create-partition.enabled`, on as in Fluss; off: a write to a
     /// missing partition fails naming the partition).
     pub create_missing_partitions: bool,
 }
@@ -68,7 +69,7 @@ impl Default for WriterConfig {
             idempotence: true,
             no_key_assigner: NoKeyAssigner::Sticky,
             request_max_size: 10 * 1024 * 1024,
-            create_missing_partitions: false,
+            create_missing_partitions: true,
         }
     }
 }

@@ -31,7 +31,9 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Literal, TermOp};
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
 pub use lookup::Lookuper;
-pub use request::{BucketOffset, Filter, ReadRequest, SubscribeRequest};
+pub use request::{
+    BucketOffset, Filter, ReadRequest, SubscribeRequest, READ_OPTION_KEYS, SUBSCRIBE_OPTION_KEYS,
+};
 pub use stream::BatchStream;
 pub use subscribe::{ChangeBatch, Deadline, StartupMode, Subscription};
 pub use time::{parse_timestamp, PinnedRange, TimePoint, TimeRange, TimeZoneSpec};

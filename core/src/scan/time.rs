@@ -519,7 +519,7 @@ pub fn warn_if_before_retention(
     retention_warning(table, range, ttl_ms, now_ms).is_some()
 }
 
-/// The warning (also logged as a `tracing` event) of a window that starts before `now - ttl`,
+/// The warning (also logged as a debug `tracing` event) of a window that starts before `now - ttl`,
 /// i.e. part of it may already be deleted by `table.log.ttl`; None when the window is within
 /// retention or the TTL is None or <= 0 (data kept forever).
 pub fn retention_warning(
@@ -538,7 +538,8 @@ pub fn retention_warning(
          than were written in the window (this is a hint: retention runs per segment)",
         format_duration(ttl)
     );
-    tracing::warn!(table = table, window = %range, ttl_ms = ttl, "{message}");
+    // Logged at debug only: callers get the warning as data and every binding shows it once.
+    tracing::debug!(table = table, window = %range, ttl_ms = ttl, "{message}");
     Some(Warning::new(WarningKind::BeforeRetention, message))
 }
 

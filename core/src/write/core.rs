@@ -372,7 +372,7 @@ impl WriterTask {
             Error::from_fluss(
                 error_codes::PARTITION_NOT_EXISTS,
                 format!(
-                    "partition '{name}' of table '{path}' does not exist (enable create_missing_partitions in the writer config to create it on write)"
+                    "partition '{name}' of table '{path}' does not exist (set client.writer.dynamic-create-partition.enabled=true to create it on write)"
                 ),
             )
         })?;
