@@ -48,8 +48,6 @@ struct MockState {
     hold_produces: usize,
     /// The most produce requests held at once.
     max_held: usize,
-    /// The first column (`id`) of every appended batch, in append order, per bucket.
-    ids: HashMap<i32, Vec<i32>>,
 }
 
 type Shared = Arc<Mutex<MockState>>;
