@@ -345,6 +345,9 @@ def main() -> None:
     ap.add_argument("--append-runs", type=int, default=3)
     ap.add_argument("--append-rows", type=int, default=None,
                     help="rows per append run (default: all rows)")
+    ap.add_argument("--upsert-runs", type=int, default=3)
+    ap.add_argument("--upsert-rows", type=int, default=None,
+                    help="rows per upsert run (default: min(rows, 1M); pyfluss upserts row by row)")
     ap.add_argument("--pk-rows", type=int, default=None,
                     help="rows of the lookup table (default: min(rows, 1M))")
     ap.add_argument("--lookup-keys", type=int, default=20_000)
@@ -362,6 +365,7 @@ def main() -> None:
     args.contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
     append_rows = args.append_rows or args.rows
     pk_rows = args.pk_rows or min(args.rows, 1_000_000)
+    upsert_rows = args.upsert_rows or min(args.rows, 1_000_000)
 
     load_before = os.getloadavg()
     build_notes = build(args)
@@ -473,6 +477,16 @@ def main() -> None:
                 log(f"append {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s")
         results["append"] = append
 
+        # -- 3b: upserts of 8k-row Arrow batches into a fresh primary-key table per run -------
+        upsert: dict[str, list] = {c: [] for c in contenders}
+        for run in range(args.upsert_runs):
+            for c in order(run):
+                r = run_worker(dict(base, op="upsert", contender=c, table=f"bench.upsert_{c}_{run}",
+                                    rows=upsert_rows), max(timeout, 600))
+                upsert[c].append(r)
+                log(f"upsert {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s")
+        results["upsert"] = upsert
+
         # -- 5: point lookups -----------------------------------------------------------------
         import random
 
@@ -520,6 +534,7 @@ def main() -> None:
     results["versions"] = versions(riverlet_version)
     results["args"] = {"rows": args.rows, "buckets": args.buckets, "runs": args.runs,
                        "append_runs": args.append_runs, "append_rows": append_rows,
+                       "upsert_runs": args.upsert_runs, "upsert_rows": upsert_rows,
                        "pk_rows": pk_rows, "lookup_keys": args.lookup_keys,
                        "lookup_batch": args.lookup_batch, "latency_keys": args.latency_keys,
                        "lookup_runs": args.lookup_runs, "pyfluss_lookupers": args.pyfluss_lookupers}
@@ -641,6 +656,34 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         p("")
         p(f"**Ratio:** {line}.")
     p("")
+
+    # 3b
+    if res.get("upsert"):
+        p("## 3b. Upsert into a primary-key table (key `id`), into a fresh table per run")
+        p("")
+        p("Riverlet: `Table.upsert` of 8192-row Arrow batches. pyfluss: `UpsertWriter.upsert(row)` "
+          "for every row (its only upsert API; rows from `RecordBatch.to_pylist()`, not timed "
+          "separately). Every key is new, so each run inserts all rows.")
+        p("")
+        p("| contender | rows | median s | min–max s | spread | rows/s |")
+        p("| --- | --- | --- | --- | --- | --- |")
+        up_rate = {}
+        for c in contenders:
+            runs = res["upsert"].get(c) or []
+            if not runs:
+                continue
+            s = med(runs)
+            n = runs[0]["rows"]
+            up_rate[c] = n / s["median"]
+            p(f"| {c} | {n:,} | {s['median']:.3f} | {s['min']:.3f}–{s['max']:.3f} | "
+              f"{s['spread_pct']:.0f}% | {fmt_rate(n / s['median'])} |")
+            ratios.append(f"upsert {c}: {fmt_rate(n / s['median'], 'rows/s')}")
+        if "riverlet" in up_rate and "pyfluss" in up_rate:
+            line = f"upsert speed riverlet / pyfluss: {up_rate['riverlet'] / up_rate['pyfluss']:.2f}x"
+            ratios.insert(2, line)
+            p("")
+            p(f"**Ratio:** {line}.")
+        p("")
 
     # 4
     p("## 4. Time-range read of a 1% window vs a full scan")

@@ -37,6 +37,17 @@ struct MockState {
     /// Errors to answer for the next produce of a bucket, popped one by one.
     inject: HashMap<i32, Vec<i32>>,
     log_end: HashMap<i32, i64>,
+    /// Behave like a real server's idempotence check: per bucket and writer, a batch whose
+    /// sequence was already appended is acked without appending it again, and one that does
+    /// not follow the last appended sequence gets OUT_OF_ORDER_SEQUENCE.
+    enforce_sequences: bool,
+    /// (bucket, writer id) -> last appended sequence.
+    last_sequence: HashMap<(i32, i64), i32>,
+    /// Hold produce requests until this many arrived on a connection (or a second passed),
+    /// then answer them in arrival order: batches the writer has in flight at once.
+    hold_produces: usize,
+    /// The most produce requests held at once.
+    max_held: usize,
 }
 
 type Shared = Arc<Mutex<MockState>>;
@@ -148,10 +159,24 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                 }
                 let end = *st.log_end.get(&b.bucket_id).unwrap_or(&0);
                 let mut count = 0i64;
+                let mut refused = None;
                 for batch in LogBatchIter::new(&b.records) {
                     let batch = batch.unwrap();
                     assert!(batch.is_valid());
                     assert_eq!(batch.magic(), 0);
+                    if st.enforce_sequences {
+                        let key = (b.bucket_id, batch.writer_id());
+                        let last = st.last_sequence.get(&key).copied().unwrap_or(-1);
+                        let seq = batch.batch_sequence();
+                        if seq <= last {
+                            continue; // a duplicate: acked, not appended again
+                        }
+                        if seq != last + 1 {
+                            refused = Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+                            break;
+                        }
+                        st.last_sequence.insert(key, seq);
+                    }
                     st.batches.push((
                         b.bucket_id,
                         batch.writer_id(),
@@ -159,6 +184,16 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                         batch.record_count(),
                     ));
                     count += batch.record_count() as i64;
+                }
+                if let Some(code) = refused {
+                    resp.buckets_resp.push(PbProduceLogRespForBucket {
+                        partition_id: b.partition_id,
+                        bucket_id: b.bucket_id,
+                        error_code: Some(code),
+                        error_message: Some("out of order batch sequence".into()),
+                        base_offset: None,
+                    });
+                    continue;
                 }
                 st.log_end.insert(b.bucket_id, end + count);
                 resp.buckets_resp.push(PbProduceLogRespForBucket {
@@ -225,11 +260,43 @@ async fn start_mock(buckets: i32) -> (Shared, String) {
             let st = st.clone();
             tokio::spawn(async move {
                 let (mut r, mut w) = stream.into_split();
-                while let Ok(Some(frame)) = read_frame(&mut r, 1 << 30).await {
-                    let (h, body) = decode_request_header(&frame).unwrap();
-                    let out = respond(&st, h.api_key, h.request_id, body);
-                    if w.write_all(&out).await.is_err() {
-                        return;
+                let mut held = Vec::new();
+                loop {
+                    let hold = st.lock().unwrap().hold_produces;
+                    let next = if held.is_empty() {
+                        read_frame(&mut r, 1 << 30).await
+                    } else {
+                        match tokio::time::timeout(
+                            Duration::from_secs(1),
+                            read_frame(&mut r, 1 << 30),
+                        )
+                        .await
+                        {
+                            Ok(f) => f,
+                            Err(_) => Ok(Some(bytes::Bytes::new())), // stop holding
+                        }
+                    };
+                    let Ok(Some(frame)) = next else { return };
+                    if !frame.is_empty() {
+                        let (h, _) = decode_request_header(&frame).unwrap();
+                        if h.api_key == 1014 && hold > 0 {
+                            held.push(frame);
+                            let mut s = st.lock().unwrap();
+                            s.max_held = s.max_held.max(held.len());
+                            if held.len() < hold {
+                                continue;
+                            }
+                            s.hold_produces = 0; // hold one group only
+                        } else {
+                            held.push(frame);
+                        }
+                    }
+                    for frame in held.drain(..) {
+                        let (h, body) = decode_request_header(&frame).unwrap();
+                        let out = respond(&st, h.api_key, h.request_id, body);
+                        if w.write_all(&out).await.is_err() {
+                            return;
+                        }
                     }
                 }
             });
@@ -379,4 +446,41 @@ async fn close_flushes_and_refuses_more() {
     assert_eq!(e.kind(), riverlet::ErrorKind::Closed);
     conn.close().await;
     assert!(conn.is_closed());
+}
+
+#[tokio::test]
+async fn several_batches_in_flight_retry_in_order_without_duplicates() {
+    let (state, bootstrap) = start_mock(1).await;
+    {
+        let mut st = state.lock().unwrap();
+        st.enforce_sequences = true;
+        st.hold_produces = 3;
+        // The first produce fails with a retriable error: the batches sent behind it are
+        // refused as out of order and must be sent again after it, in sequence order.
+        st.inject
+            .insert(0, vec![error_codes::NOT_LEADER_OR_FOLLOWER]);
+    }
+    let mut c = config(&bootstrap);
+    // Every row becomes a batch of its own, so one write is several batches of one bucket.
+    c.writer.batch_size = 1;
+    c.writer.linger = Duration::from_secs(30);
+    let conn = Connection::connect(c).await.unwrap();
+    let table = conn.table(&TablePath::new("db", "t")).await.unwrap();
+    let w = table.new_append_writer().unwrap();
+    let f = w.append_batch(&batch(6));
+    w.flush().await.unwrap();
+    f.await.unwrap();
+    let st = state.lock().unwrap();
+    assert!(
+        st.max_held >= 2,
+        "the writer never had two batches of a bucket in flight (max {})",
+        st.max_held
+    );
+    let appended: Vec<(i64, i32, i32)> = st.batches.iter().map(|b| (b.1, b.2, b.3)).collect();
+    assert_eq!(
+        appended,
+        (0..6).map(|s| (WRITER_ID, s, 1)).collect::<Vec<_>>(),
+        "each batch appended once, in sequence order"
+    );
+    assert_eq!(st.log_end[&0], 6);
 }

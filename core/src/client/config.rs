@@ -191,6 +191,9 @@ impl ClientConfig {
                 "client.writer.bucket.no-key-assigner" => {
                     c.writer.no_key_assigner = NoKeyAssigner::parse(v)?
                 }
+                "client.writer.max-inflight-requests-per-bucket" => {
+                    c.writer.max_in_flight_per_bucket = v.parse().map_err(|_| bad("an integer"))?
+                }
                 "client.writer.dynamic-create-partition.enabled" => {
                     c.writer.create_missing_partitions =
                         parse_bool(v).ok_or_else(|| bad("true or false"))?

@@ -28,6 +28,11 @@ impl NoKeyAssigner {
     }
 }
 
+/// The most batches per bucket an idempotent writer keeps in flight: Fluss's server keeps the
+/// metadata of a writer's last 5 batches per bucket, so a retry of any of them is recognised
+/// as a duplicate.
+pub const MAX_IDEMPOTENT_IN_FLIGHT: usize = 5;
+
 /// Batching, memory, acknowledgement and retry settings of a writer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriterConfig {
@@ -55,6 +60,10 @@ pub struct WriterConfig {
     /// (`client.writer.dynamic-create-partition.enabled`, on as in Fluss; off: a write to a
     /// missing partition fails naming the partition).
     pub create_missing_partitions: bool,
+    /// Batches of one bucket sent and not yet answered
+    /// (`client.writer.max-inflight-requests-per-bucket`, 5). With idempotence at most 5: the
+    /// server remembers the last 5 batches of a writer per bucket to recognise a retried one.
+    pub max_in_flight_per_bucket: usize,
 }
 
 impl Default for WriterConfig {
@@ -70,6 +79,7 @@ impl Default for WriterConfig {
             no_key_assigner: NoKeyAssigner::Sticky,
             request_max_size: 10 * 1024 * 1024,
             create_missing_partitions: true,
+            max_in_flight_per_bucket: MAX_IDEMPOTENT_IN_FLIGHT,
         }
     }
 }
@@ -94,6 +104,15 @@ impl WriterConfig {
             crate::bail_invalid!(
                 "idempotent writes need acks = -1 (all); disable idempotence to use acks {}",
                 self.acks
+            );
+        }
+        if self.max_in_flight_per_bucket == 0 {
+            crate::bail_invalid!("writer max_in_flight_per_bucket must be at least 1");
+        }
+        if self.idempotence && self.max_in_flight_per_bucket > MAX_IDEMPOTENT_IN_FLIGHT {
+            crate::bail_invalid!(
+                "idempotent writes allow at most {MAX_IDEMPOTENT_IN_FLIGHT} batches in flight per bucket, got max_in_flight_per_bucket = {}",
+                self.max_in_flight_per_bucket
             );
         }
         Ok(())
@@ -136,5 +155,14 @@ mod tests {
             NoKeyAssigner::RoundRobin
         );
         assert!(NoKeyAssigner::parse("x").is_err());
+        let c = WriterConfig {
+            max_in_flight_per_bucket: 6,
+            ..Default::default()
+        };
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .message()
+            .contains("max_in_flight_per_bucket = 6"));
     }
 }

@@ -128,10 +128,11 @@ pub fn encode_arrow_batch(batch: &RecordBatch, compression: ArrowCompression) ->
     let opts = compression.write_options()?;
     let generator = IpcDataGenerator::default();
     let mut tracker = DictionaryTracker::new(false);
-    let mut ctx = IpcWriteContext::default();
-    let (dictionaries, encoded) = generator
-        .encode(batch, &mut tracker, &opts, &mut ctx)
-        .map_err(|e| Error::invalid(format!("arrow ipc encode: {e}")))?;
+    let (dictionaries, encoded) = with_write_context(compression, |ctx| {
+        generator
+            .encode(batch, &mut tracker, &opts, ctx)
+            .map_err(|e| Error::invalid(format!("arrow ipc encode: {e}")))
+    })?;
     if !dictionaries.is_empty() {
         return Err(Error::unsupported(
             "dictionary-encoded Arrow columns cannot be written to a Fluss log batch",
@@ -143,6 +144,38 @@ pub fn encode_arrow_batch(batch: &RecordBatch, compression: ArrowCompression) ->
     write_message(&mut out, encoded, &opts)
         .map_err(|e| Error::internal(format!("arrow ipc write: {e}")))?;
     Ok(out)
+}
+
+thread_local! {
+    /// The IPC write context of this thread (its ZSTD compression context and flatbuffer
+    /// builder), kept between batches: a fresh ZSTD context per buffer costs its allocation and
+    /// table reset each time. Keyed by the compression it was made for (the ZSTD level is fixed
+    /// when its compressor is created).
+    static WRITE_CONTEXT: std::cell::RefCell<Option<(ArrowCompression, IpcWriteContext)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's reusable write context for `compression`.
+fn with_write_context<T>(
+    compression: ArrowCompression,
+    f: impl FnOnce(&mut IpcWriteContext) -> Result<T>,
+) -> Result<T> {
+    WRITE_CONTEXT.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.as_ref().is_none_or(|(c, _)| *c != compression) {
+                *slot = Some((compression, IpcWriteContext::default()));
+            }
+            let (_, ctx) = slot.as_mut().expect("just set");
+            let r = f(ctx);
+            if r.is_err() {
+                // Do not carry a context out of a failed encode into the next batch.
+                *slot = None;
+            }
+            r
+        }
+        // Re-entered on the same thread (cannot happen today): use a one-off context.
+        Err(_) => f(&mut IpcWriteContext::default()),
+    })
 }
 
 /// Decodes one encapsulated IPC RecordBatch message with the table's Arrow `schema`.

@@ -126,6 +126,26 @@ impl KvBatchBuilder {
     }
 }
 
+/// Overwrites WriterId and BatchSequence of a built KV batch in place and recomputes the CRC
+/// (both lie inside it), so a batch encoded once can be numbered when it is sent.
+pub fn set_kv_writer_state(batch: &mut [u8], writer_id: i64, batch_sequence: i32) -> Result<()> {
+    if batch.len() < KV_HEADER_SIZE {
+        return Err(Error::corrupt(format!(
+            "KV batch of {} bytes is shorter than its {KV_HEADER_SIZE}-byte header",
+            batch.len()
+        )));
+    }
+    le::put(batch, KV_WRITER_ID_OFFSET, &writer_id.to_le_bytes());
+    le::put(
+        batch,
+        KV_BATCH_SEQUENCE_OFFSET,
+        &batch_sequence.to_le_bytes(),
+    );
+    let crc = crc32c::crc32c(batch.get(KV_SCHEMA_ID_OFFSET..).unwrap_or_default());
+    le::put(batch, KV_CRC_OFFSET, &crc.to_le_bytes());
+    Ok(())
+}
+
 /// One KV record: a key and its row bytes (`None` = delete).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KvRecord<'a> {

@@ -3,9 +3,13 @@
 //! leaders, retries retriable failures and resolves each write's future at ack.
 //!
 //! One task per writer owns all batching state, so no locks are needed; the writer handle talks
-//! to it through an ordered channel, which keeps writes in call order per bucket. At most one
-//! batch per bucket is in flight, so a retried batch can never be overtaken by a later one and
-//! sequence numbers stay contiguous.
+//! to it through an ordered channel, which keeps writes in call order per bucket. Complete
+//! batches are encoded (Arrow IPC + compression, or KV records) on the blocking pool; the task
+//! gives each bucket's batches contiguous sequence numbers as it sends them (up to
+//! `max_in_flight_per_bucket` at once) and one dispatcher task queues the requests on the
+//! connections in that order. A failed batch goes back to its place in its bucket's queue, and
+//! a bucket with a batch to resend sends only that batch until it is acknowledged, so a retried
+//! batch is never overtaken by a later one and sequence numbers stay contiguous.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,6 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
+use bytes::Bytes;
+use std::future::Future;
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::bucket::BucketAssigner;
@@ -26,8 +32,9 @@ use crate::proto::{
     PutKvRequest,
 };
 use crate::record::arrow_payload::ArrowCompression;
-use crate::record::kv_batch::KvBatchBuilder;
-use crate::record::log_batch::build_arrow_log_batch;
+use crate::record::kv_batch::{set_kv_writer_state, KvBatchBuilder};
+use crate::record::log_batch::{build_arrow_log_batch, set_writer_state};
+use crate::rpc::ServerConnection;
 use crate::{Error, ErrorKind, Result};
 
 /// No writer id: the server skips idempotence checks.
@@ -96,10 +103,25 @@ impl WriterHandle {
             )
         })?;
         let (tx, rx) = mpsc::unbounded_channel();
-        let (results_tx, results_rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (dispatch_tx, dispatch_rx) = mpsc::unbounded_channel();
         let buffered = Arc::new(AtomicUsize::new(0));
         let capacity = Arc::new(Notify::new());
         let buckets = table.info.descriptor.bucket_count.unwrap_or(1).max(1);
+        let dispatcher = Dispatcher {
+            conn: table.conn.clone(),
+            table_id: table.info.table_id,
+            kind: kind.clone(),
+            acks: config.acks,
+            timeout_ms: table
+                .conn
+                .config()
+                .request_timeout
+                .as_millis()
+                .min(i32::MAX as u128) as i32,
+            request_max_size: config.request_max_size,
+            events: events_tx.clone(),
+        };
         let task = WriterTask {
             conn: table.conn.clone(),
             table: table.clone(),
@@ -110,10 +132,13 @@ impl WriterHandle {
             renew_writer_id: false,
             config,
             rx,
-            results_tx,
-            results_rx,
+            events_tx,
+            events_rx,
+            dispatch: dispatch_tx,
             queues: HashMap::new(),
-            in_flight: HashMap::new(),
+            in_flight: 0,
+            encoding: 0,
+            max_encoding: encode_parallelism(),
             assigners: HashMap::new(),
             partition_ids: HashMap::new(),
             next_batch_id: 1,
@@ -126,6 +151,7 @@ impl WriterHandle {
             capacity: capacity.clone(),
             closing: false,
         };
+        handle.spawn(dispatcher.run(dispatch_rx));
         let buffer_memory = task.config.buffer_memory;
         handle.spawn(task.run());
         Ok(WriterHandle {
@@ -196,16 +222,35 @@ fn closed_error() -> Error {
 
 type QueueKey = (Option<i64>, i32);
 
+/// A batch's bytes: not encoded yet, being encoded off the event loop, or encoded (and
+/// stamped with the writer state it was last sent with).
+enum Encoded {
+    Pending,
+    Running,
+    Ready(Vec<u8>),
+    Sent {
+        bytes: Bytes,
+        writer_id: i64,
+        sequence: i32,
+    },
+}
+
 struct Batch {
     id: u64,
     created: Instant,
     first_sent: Option<Instant>,
-    payload: BatchPayload,
+    /// The rows; taken when encoding starts.
+    payload: Option<BatchPayload>,
+    encoded: Encoded,
     bytes: usize,
     trackers: Vec<Arc<Tracker>>,
     attempts: u32,
     retry_at: Option<Instant>,
+    /// No more pieces join it (it filled up, or it is being encoded).
     full: bool,
+    /// Its place in the bucket's sequence under the current writer id, from the first send
+    /// until it is acknowledged (a retry keeps it; a new writer id clears it).
+    position: Option<u64>,
 }
 
 enum BatchPayload {
@@ -213,16 +258,56 @@ enum BatchPayload {
     Kv(Vec<KvEntry>),
 }
 
+/// One bucket's batches. `batches` holds what is not in flight, in send order: batches waiting
+/// for a retry (they have a position) come first, by position, then fresh ones in write order.
 #[derive(Default)]
 struct BucketQueue {
     batches: VecDeque<Batch>,
-    in_flight: bool,
-    next_seq: i32,
+    /// Sent and not answered yet, by position (or, without idempotence, in send order).
+    in_flight: VecDeque<Batch>,
+    /// Position the next fresh batch gets (the wire sequence is this modulo 2^31).
+    next_position: u64,
+    /// Highest position acknowledged under the current writer id.
+    last_acked: Option<u64>,
 }
 
-struct Outcome {
-    key: QueueKey,
-    result: Result<()>,
+impl BucketQueue {
+    /// Puts a batch that must be sent again back in its place (by position).
+    fn requeue(&mut self, batch: Batch) {
+        let at = self
+            .batches
+            .iter()
+            .position(|b| b.position.is_none_or(|p| Some(p) > batch.position))
+            .unwrap_or(self.batches.len());
+        self.batches.insert(at, batch);
+    }
+}
+
+/// The wire batch sequence of a position: sequences count from 0 and wrap to 0 after i32::MAX,
+/// as Fluss's do.
+fn wire_sequence(position: u64) -> i32 {
+    (position % (i32::MAX as u64 + 1)) as i32
+}
+
+enum Event {
+    /// The server's answer (or a send failure) for batch `id` of bucket `key`.
+    Sent {
+        key: QueueKey,
+        id: u64,
+        result: Result<()>,
+    },
+    /// Batch `id` of bucket `key` was encoded off the event loop.
+    Encoded {
+        key: QueueKey,
+        id: u64,
+        result: Result<Vec<u8>>,
+    },
+}
+
+/// How many batches are encoded at once: one per core (encoding is CPU-bound, mostly
+/// compression; more would only make the oldest batch wait longer).
+fn encode_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 struct WriterTask {
@@ -235,10 +320,13 @@ struct WriterTask {
     writer_id_ready: bool,
     renew_writer_id: bool,
     rx: mpsc::UnboundedReceiver<Command>,
-    results_tx: mpsc::UnboundedSender<Outcome>,
-    results_rx: mpsc::UnboundedReceiver<Outcome>,
+    events_tx: mpsc::UnboundedSender<Event>,
+    events_rx: mpsc::UnboundedReceiver<Event>,
+    dispatch: mpsc::UnboundedSender<Vec<Outgoing>>,
     queues: HashMap<QueueKey, BucketQueue>,
-    in_flight: HashMap<QueueKey, Batch>,
+    in_flight: usize,
+    encoding: usize,
+    max_encoding: usize,
     assigners: HashMap<Option<i64>, BucketAssigner>,
     partition_ids: HashMap<String, i64>,
     next_batch_id: u64,
@@ -255,12 +343,13 @@ struct WriterTask {
 impl WriterTask {
     async fn run(mut self) {
         loop {
-            if !self.writer_id_ready || (self.renew_writer_id && self.in_flight.is_empty()) {
+            if !self.writer_id_ready || (self.renew_writer_id && self.in_flight == 0) {
                 self.init_writer_id().await;
             }
+            self.start_encoding();
             self.send_ready();
             self.resolve_flushes();
-            if self.closing && self.outstanding.is_empty() && self.in_flight.is_empty() {
+            if self.closing && self.outstanding.is_empty() && self.in_flight == 0 {
                 let err = self.first_error.take();
                 for w in self.close_waiters.drain(..) {
                     let _ = w.send(err.clone().map_or(Ok(()), Err));
@@ -282,7 +371,10 @@ impl WriterTask {
                         self.start_closing();
                     }
                 },
-                Some(outcome) = self.results_rx.recv() => self.on_outcome(outcome),
+                Some(event) = self.events_rx.recv() => match event {
+                    Event::Sent { key, id, result } => self.on_outcome(key, id, result),
+                    Event::Encoded { key, id, result } => self.on_encoded(key, id, result),
+                },
                 _ = sleep_until(deadline), if deadline.is_some() => {}
             }
         }
@@ -312,6 +404,15 @@ impl WriterTask {
         if !self.config.idempotence {
             return;
         }
+        // Nothing is in flight here: every batch that had a place in a sequence is queued
+        // again and gets a new place under the new writer id.
+        for q in self.queues.values_mut() {
+            q.next_position = 0;
+            q.last_acked = None;
+            for b in q.batches.iter_mut() {
+                b.position = None;
+            }
+        }
         let req = InitWriterRequest {
             table_path: vec![crate::client::compat::pb_path(self.table.path())],
         };
@@ -320,12 +421,7 @@ impl WriterTask {
             .with_retries(|| async { self.conn.any_tablet_server().await?.request(&req).await })
             .await;
         match r {
-            Ok(resp) => {
-                self.writer_id = resp.writer_id;
-                for q in self.queues.values_mut() {
-                    q.next_seq = 0;
-                }
-            }
+            Ok(resp) => self.writer_id = resp.writer_id,
             Err(e) if e.kind() == ErrorKind::Unsupported => {
                 tracing::warn!(error = %e, "server does not offer InitWriter; writing without idempotence");
                 self.writer_id = NO_WRITER_ID;
@@ -419,9 +515,10 @@ impl WriterTask {
     fn append_piece(&mut self, key: QueueKey, piece: Piece, tracker: Arc<Tracker>) -> bool {
         let batch_size = self.config.batch_size;
         let q = self.queues.entry(key).or_default();
-        let fits = q.batches.back().is_some_and(|b| {
-            !b.full && b.first_sent.is_none() && b.bytes + piece.size <= batch_size
-        });
+        let fits = q
+            .batches
+            .back()
+            .is_some_and(|b| !b.full && b.payload.is_some() && b.bytes + piece.size <= batch_size);
         if !fits {
             if let Some(b) = q.batches.back_mut() {
                 b.full = true;
@@ -433,23 +530,25 @@ impl WriterTask {
                 id,
                 created: Instant::now(),
                 first_sent: None,
-                payload: match piece.payload {
+                payload: Some(match piece.payload {
                     PiecePayload::Arrow(_) => BatchPayload::Arrow(Vec::new()),
                     PiecePayload::Kv(_) => BatchPayload::Kv(Vec::new()),
-                },
+                }),
+                encoded: Encoded::Pending,
                 bytes: 0,
                 trackers: Vec::new(),
                 attempts: 0,
                 retry_at: None,
                 full: false,
+                position: None,
             });
         }
         let b = q.batches.back_mut().expect("a batch was just ensured");
         b.bytes += piece.size;
         b.trackers.push(tracker);
         match (&mut b.payload, piece.payload) {
-            (BatchPayload::Arrow(v), PiecePayload::Arrow(rb)) => v.push(rb),
-            (BatchPayload::Kv(v), PiecePayload::Kv(entries)) => v.extend(entries),
+            (Some(BatchPayload::Arrow(v)), PiecePayload::Arrow(rb)) => v.push(rb),
+            (Some(BatchPayload::Kv(v)), PiecePayload::Kv(entries)) => v.extend(entries),
             _ => {}
         }
         if b.bytes >= batch_size {
@@ -458,91 +557,162 @@ impl WriterTask {
         b.full
     }
 
-    fn is_ready(&self, b: &Batch, now: Instant) -> bool {
-        if let Some(at) = b.retry_at {
-            if now < at {
-                return false;
-            }
-            return true;
-        }
+    /// Whether a batch that is not encoded yet is complete: full, flushed, or lingered long enough.
+    fn is_complete(&self, b: &Batch, now: Instant) -> bool {
         b.full || b.id <= self.flush_mark || now >= b.created + self.config.linger
     }
 
     fn next_deadline(&self) -> Option<Instant> {
         let mut best: Option<Instant> = None;
+        let mut consider = |t: Instant| best = Some(best.map_or(t, |x: Instant| x.min(t)));
         for q in self.queues.values() {
-            if q.in_flight {
-                continue;
+            if let Some(b) = q.batches.back() {
+                if matches!(b.encoded, Encoded::Pending) && !b.full {
+                    consider(b.created + self.config.linger);
+                }
             }
-            if let Some(b) = q.batches.front() {
-                let t = b.retry_at.unwrap_or(b.created + self.config.linger);
-                best = Some(best.map_or(t, |x: Instant| x.min(t)));
+            if q.in_flight.is_empty() {
+                if let Some(at) = q.batches.front().and_then(|b| b.retry_at) {
+                    consider(at);
+                }
             }
         }
         best
     }
 
-    /// Takes the ready head batch of every idle bucket and sends them, grouped by leader.
+    /// Starts encoding complete batches on the blocking pool, oldest first, at most
+    /// [`encode_parallelism`] at a time: compression is the writer's main CPU cost and must not
+    /// run on the event loop, where it would hold up acks and sends of every bucket.
+    fn start_encoding(&mut self) {
+        if self.encoding >= self.max_encoding {
+            return;
+        }
+        let now = Instant::now();
+        let mut candidates: Vec<(u64, QueueKey)> = Vec::new();
+        for (key, q) in &self.queues {
+            for b in &q.batches {
+                if matches!(b.encoded, Encoded::Pending) && self.is_complete(b, now) {
+                    candidates.push((b.id, *key));
+                }
+            }
+        }
+        candidates.sort_unstable();
+        let schema_id = self.table.info.schema_id as i16;
+        for (id, key) in candidates {
+            if self.encoding >= self.max_encoding {
+                break;
+            }
+            let q = self.queues.get_mut(&key).expect("key from the map");
+            let Some(b) = q.batches.iter_mut().find(|b| b.id == id) else {
+                continue;
+            };
+            let Some(payload) = b.payload.take() else {
+                continue;
+            };
+            b.full = true;
+            b.encoded = Encoded::Running;
+            self.encoding += 1;
+            let kind = self.kind.clone();
+            let events = self.events_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                let result = encode_batch(&kind, schema_id, payload);
+                let _ = events.send(Event::Encoded { key, id, result });
+            });
+        }
+    }
+
+    fn on_encoded(&mut self, key: QueueKey, id: u64, result: Result<Vec<u8>>) {
+        self.encoding -= 1;
+        let Some(q) = self.queues.get_mut(&key) else {
+            return;
+        };
+        let Some(at) = q.batches.iter().position(|b| b.id == id) else {
+            return;
+        };
+        match result {
+            Ok(bytes) => q.batches[at].encoded = Encoded::Ready(bytes),
+            Err(e) => {
+                // Never sent, so it holds no place in the sequence: dropping it is safe.
+                let batch = q.batches.remove(at).expect("position just found");
+                let e = e.context(format!("table '{}'", self.table.path()));
+                self.fail_batch(batch, e);
+            }
+        }
+    }
+
+    /// Sends every bucket's encoded head batches, in order, while the bucket has room in flight.
+    /// A batch sent again (it has a position) goes out only when nothing of its bucket is in
+    /// flight, so after a failure the bucket's sequence restarts from its lowest unacknowledged
+    /// batch, one batch at a time, before pipelining resumes.
     fn send_ready(&mut self) {
         if !self.writer_id_ready || self.renew_writer_id {
             return;
         }
         let now = Instant::now();
-        let keys: Vec<QueueKey> = self
-            .queues
-            .iter()
-            .filter(|(_, q)| {
-                !q.in_flight && q.batches.front().is_some_and(|b| self.is_ready(b, now))
-            })
-            .map(|(k, _)| *k)
-            .collect();
-        if keys.is_empty() {
-            return;
-        }
-        let schema_id = self.table.info.schema_id as i16;
-        let mut to_send: Vec<(QueueKey, Vec<u8>, usize)> = Vec::new();
-        for key in keys {
-            let q = self.queues.get_mut(&key).expect("key from the map");
-            let mut batch = q.batches.pop_front().expect("head checked above");
-            let seq = if self.writer_id == NO_WRITER_ID {
-                NO_BATCH_SEQUENCE
-            } else {
-                q.next_seq
-            };
-            let built = build_batch(&self.kind, schema_id, &batch, self.writer_id, seq);
-            match built {
-                Ok(bytes) => {
-                    q.in_flight = true;
-                    batch.first_sent.get_or_insert(now);
-                    batch.retry_at = None;
-                    let n = bytes.len();
-                    to_send.push((key, bytes, n));
-                    self.in_flight.insert(key, batch);
+        let idempotent = self.writer_id != NO_WRITER_ID;
+        let max_in_flight = self.config.max_in_flight_per_bucket.max(1);
+        let mut to_send: Vec<Outgoing> = Vec::new();
+        for (key, q) in self.queues.iter_mut() {
+            loop {
+                let Some(head) = q.batches.front() else {
+                    break;
+                };
+                let retry = head.position.is_some() || head.retry_at.is_some();
+                let may_send = matches!(head.encoded, Encoded::Ready(_) | Encoded::Sent { .. })
+                    && head.retry_at.is_none_or(|at| now >= at)
+                    && if retry {
+                        q.in_flight.is_empty()
+                    } else {
+                        q.in_flight.len() < max_in_flight
+                    };
+                if !may_send {
+                    break;
                 }
-                Err(e) => {
-                    let e = e.context(format!("table '{}'", self.table.path()));
-                    self.fail_batch(batch, e);
+                let mut batch = q.batches.pop_front().expect("head checked above");
+                let (writer_id, sequence) = if idempotent {
+                    let position = *batch.position.get_or_insert_with(|| {
+                        let p = q.next_position;
+                        q.next_position += 1;
+                        p
+                    });
+                    (self.writer_id, wire_sequence(position))
+                } else {
+                    (NO_WRITER_ID, NO_BATCH_SEQUENCE)
+                };
+                match stamp(&self.kind, &mut batch.encoded, writer_id, sequence) {
+                    Ok(bytes) => {
+                        batch.first_sent.get_or_insert(now);
+                        batch.retry_at = None;
+                        to_send.push(Outgoing {
+                            key: *key,
+                            id: batch.id,
+                            bytes,
+                        });
+                        q.in_flight.push_back(batch);
+                        self.in_flight += 1;
+                    }
+                    Err(e) => {
+                        // Cannot happen for bytes we encoded; fail the batch rather than loop.
+                        let e = e.context(format!("table '{}'", self.table.path()));
+                        self.first_error.get_or_insert_with(|| e.clone());
+                        self.outstanding.remove(&batch.id);
+                        self.buffered.fetch_sub(batch.bytes, Ordering::AcqRel);
+                        self.capacity.notify_waiters();
+                        for t in batch.trackers {
+                            t.complete(Err(e.clone()));
+                        }
+                        if batch.position.is_some() {
+                            self.renew_writer_id = true;
+                            break;
+                        }
+                    }
                 }
             }
         }
-        if to_send.is_empty() {
-            return;
+        if !to_send.is_empty() {
+            // The dispatcher lives as long as the writer task holds its sender.
+            let _ = self.dispatch.send(to_send);
         }
-        let sender = Sender {
-            conn: self.conn.clone(),
-            table_id: self.table.info.table_id,
-            kind: self.kind.clone(),
-            acks: self.config.acks,
-            timeout_ms: self
-                .conn
-                .config()
-                .request_timeout
-                .as_millis()
-                .min(i32::MAX as u128) as i32,
-            request_max_size: self.config.request_max_size,
-            results: self.results_tx.clone(),
-        };
-        tokio::spawn(sender.send(to_send));
     }
 
     fn fail_batch(&mut self, batch: Batch, e: Error) {
@@ -554,83 +724,103 @@ impl WriterTask {
         }
     }
 
-    fn on_outcome(&mut self, o: Outcome) {
-        let Some(mut batch) = self.in_flight.remove(&o.key) else {
+    fn ack_batch(&mut self, batch: Batch) {
+        self.outstanding.remove(&batch.id);
+        self.release(batch.bytes);
+        for t in batch.trackers {
+            t.complete(Ok(()));
+        }
+    }
+
+    fn on_outcome(&mut self, key: QueueKey, id: u64, result: Result<()>) {
+        let Some(q) = self.queues.get_mut(&key) else {
             return;
         };
-        let q = self.queues.entry(o.key).or_default();
-        q.in_flight = false;
-        let result = match o.result {
+        let Some(at) = q.in_flight.iter().position(|b| b.id == id) else {
+            return;
+        };
+        let mut batch = q.in_flight.remove(at).expect("position just found");
+        self.in_flight -= 1;
+        // A later batch of the bucket was acknowledged, so the server appended this one too
+        // (it accepts a sequence only after its predecessor): whatever this answer says, the
+        // rows are in.
+        let committed_before =
+            matches!((batch.position, q.last_acked), (Some(p), Some(l)) if p <= l);
+        let result = match result {
             Err(e) if e.fluss_code() == Some(error_codes::DUPLICATE_SEQUENCE_EXCEPTION) => Ok(()),
+            Err(_) if committed_before => Ok(()),
             r => r,
         };
-        match result {
+        let e = match result {
             Ok(()) => {
-                if self.writer_id != NO_WRITER_ID {
-                    q.next_seq = if q.next_seq == i32::MAX {
-                        0
-                    } else {
-                        q.next_seq + 1
-                    };
+                if let Some(p) = batch.position {
+                    q.last_acked = Some(q.last_acked.map_or(p, |l| l.max(p)));
                 }
-                self.outstanding.remove(&batch.id);
-                self.release(batch.bytes);
-                for t in batch.trackers {
-                    t.complete(Ok(()));
-                }
+                self.ack_batch(batch);
+                return;
             }
-            Err(e) => {
-                let code = e.fluss_code();
-                let writer_reset = matches!(
-                    code,
-                    Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
-                        | Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION)
-                ) && self.writer_id != NO_WRITER_ID;
-                let elapsed = batch.first_sent.map_or(Duration::ZERO, |t| t.elapsed());
-                // A partition the coordinator already reported can still be unknown to its
-                // tablet server for a moment (Fluss creates the replicas asynchronously), so
-                // PARTITION_NOT_EXISTS is retried briefly; a partition that was really dropped
-                // still fails within seconds.
-                let fresh_partition = code == Some(error_codes::PARTITION_NOT_EXISTS)
-                    && o.key.0.is_some()
-                    && elapsed < NEW_PARTITION_GRACE;
-                let retriable = (e.is_retriable()
-                    || matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout)
-                    || code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
-                    || fresh_partition)
-                    && batch.attempts < self.config.retries
-                    && elapsed < self.config.delivery_timeout
-                    && !self.conn.is_closed();
-                if writer_reset {
-                    self.renew_writer_id = true;
-                }
-                if is_stale_metadata(&e) {
-                    self.conn.invalidate_table(self.table.info.table_id);
-                }
-                if retriable {
-                    tracing::debug!(bucket = o.key.1, attempt = batch.attempts, error = %e, "retrying batch");
-                    batch.retry_at =
-                        Some(Instant::now() + self.conn.backoff().delay(batch.attempts));
-                    batch.attempts += 1;
-                    q.batches.push_front(batch);
-                } else {
-                    let where_ = match o.key.0 {
-                        Some(p) => format!(
-                            "writing to bucket {} of partition {} of table '{}'",
-                            o.key.1,
-                            p,
-                            self.table.path()
-                        ),
-                        None => format!(
-                            "writing to bucket {} of table '{}'",
-                            o.key.1,
-                            self.table.path()
-                        ),
-                    };
-                    self.fail_batch(batch, e.context(where_));
-                }
-            }
+            Err(e) => e,
+        };
+        let code = e.fluss_code();
+        let idempotent = self.writer_id != NO_WRITER_ID;
+        // OUT_OF_ORDER_SEQUENCE for a batch that is not the next one the server expects means
+        // an earlier batch of the bucket did not get in (yet): send it again after that one.
+        // For the next expected batch it means the server lost this writer's state.
+        let expected_next = q.last_acked.map_or(0, |l| l + 1);
+        let out_of_order = code == Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+        let behind_a_failure = out_of_order && idempotent && batch.position != Some(expected_next);
+        let elapsed = batch.first_sent.map_or(Duration::ZERO, |t| t.elapsed());
+        // A partition the coordinator already reported can still be unknown to its
+        // tablet server for a moment (Fluss creates the replicas asynchronously), so
+        // PARTITION_NOT_EXISTS is retried briefly; a partition that was really dropped
+        // still fails within seconds.
+        let fresh_partition = code == Some(error_codes::PARTITION_NOT_EXISTS)
+            && key.0.is_some()
+            && elapsed < NEW_PARTITION_GRACE;
+        let retriable = (e.is_retriable()
+            || matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout)
+            || code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
+            || fresh_partition
+            || behind_a_failure)
+            && batch.attempts < self.config.retries
+            && elapsed < self.config.delivery_timeout
+            && !self.conn.is_closed();
+        if idempotent
+            && (code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
+                || (out_of_order && !behind_a_failure))
+        {
+            self.renew_writer_id = true;
         }
+        if is_stale_metadata(&e) {
+            self.conn.invalidate_table(self.table.info.table_id);
+        }
+        if retriable {
+            tracing::debug!(bucket = key.1, attempt = batch.attempts, error = %e, "retrying batch");
+            batch.retry_at = Some(Instant::now() + self.conn.backoff().delay(batch.attempts));
+            batch.attempts += 1;
+            q.requeue(batch);
+            return;
+        }
+        if idempotent && batch.position.is_some() {
+            // The server may or may not have appended it (a timeout, retries used up): its
+            // sequence number cannot be given to another batch, and the later batches of the
+            // bucket cannot follow it. A new writer id renumbers everything still queued.
+            self.renew_writer_id = true;
+        }
+        let where_ = match key.0 {
+            Some(p) => format!(
+                "writing to bucket {} of partition {} of table '{}'",
+                key.1,
+                p,
+                self.table.path()
+            ),
+            None => format!(
+                "writing to bucket {} of table '{}'",
+                key.1,
+                self.table.path()
+            ),
+        };
+        self.fail_batch(batch, e.context(where_));
     }
 
     fn resolve_flushes(&mut self) {
@@ -663,32 +853,35 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-fn build_batch(
-    kind: &WriteKind,
-    schema_id: i16,
-    batch: &Batch,
-    writer_id: i64,
-    seq: i32,
-) -> Result<Vec<u8>> {
-    match (&batch.payload, kind) {
+/// Encodes a batch's rows (the expensive part: Arrow IPC with compression, or the KV records),
+/// with no writer state yet; [`stamp`] numbers it when it is sent.
+fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Result<Vec<u8>> {
+    match (payload, kind) {
         (BatchPayload::Arrow(parts), WriteKind::Log { compression }) => {
             let one = if parts.len() == 1 {
-                parts[0].clone()
+                parts.into_iter().next().expect("one part")
             } else {
                 let schema = parts
                     .first()
                     .map(|p| p.schema())
                     .ok_or_else(|| Error::internal("empty arrow batch"))?;
-                arrow_select::concat::concat_batches(&schema, parts)?
+                arrow_select::concat::concat_batches(&schema, &parts)?
             };
-            build_arrow_log_batch(schema_id, &one, *compression, None, writer_id, seq)
+            build_arrow_log_batch(
+                schema_id,
+                &one,
+                *compression,
+                None,
+                NO_WRITER_ID,
+                NO_BATCH_SEQUENCE,
+            )
         }
         (BatchPayload::Kv(entries), WriteKind::Kv { .. }) => {
             let mut b = KvBatchBuilder::new(schema_id);
-            for e in entries {
+            for e in &entries {
                 b.append(&e.key, e.value.as_deref())?;
             }
-            Ok(b.build(writer_id, seq))
+            Ok(b.build(NO_WRITER_ID, NO_BATCH_SEQUENCE))
         }
         _ => Err(Error::internal(
             "batch payload does not match the writer kind",
@@ -696,77 +889,171 @@ fn build_batch(
     }
 }
 
-/// Sends one round of batches: resolves leaders, groups by leader and request size, and reports
-/// one outcome per batch.
-struct Sender {
+/// The bytes to send for an encoded batch, carrying `writer_id` and `sequence`. The first send
+/// stamps the encoded bytes in place; a retry with the same writer state resends them as they
+/// are; a retry under a new writer id stamps a copy.
+fn stamp(kind: &WriteKind, encoded: &mut Encoded, writer_id: i64, sequence: i32) -> Result<Bytes> {
+    let set = |buf: &mut [u8]| match kind {
+        WriteKind::Log { .. } => set_writer_state(buf, writer_id, sequence),
+        WriteKind::Kv { .. } => set_kv_writer_state(buf, writer_id, sequence),
+    };
+    let bytes = match std::mem::replace(encoded, Encoded::Pending) {
+        Encoded::Ready(mut v) => {
+            set(&mut v)?;
+            Bytes::from(v)
+        }
+        Encoded::Sent {
+            bytes,
+            writer_id: w,
+            sequence: s,
+        } if w == writer_id && s == sequence => bytes,
+        Encoded::Sent { bytes, .. } => {
+            let mut v = bytes.to_vec();
+            set(&mut v)?;
+            Bytes::from(v)
+        }
+        other => {
+            *encoded = other;
+            return Err(Error::internal("a batch was sent before it was encoded"));
+        }
+    };
+    *encoded = Encoded::Sent {
+        bytes: bytes.clone(),
+        writer_id,
+        sequence,
+    };
+    Ok(bytes)
+}
+
+/// One encoded batch on its way to its bucket's leader.
+struct Outgoing {
+    key: QueueKey,
+    id: u64,
+    bytes: Bytes,
+}
+
+/// Sends the writer's batches: one task per writer that takes each round of ready batches in
+/// the order the writer task made them, groups them by leader into requests of at most
+/// `request_max_size` bytes, and puts each request on its connection's write queue before
+/// taking the next round, so batches of one bucket reach the server in sequence order while
+/// their answers are awaited concurrently.
+struct Dispatcher {
     conn: Connection,
     table_id: i64,
     kind: WriteKind,
     acks: i32,
     timeout_ms: i32,
     request_max_size: usize,
-    results: mpsc::UnboundedSender<Outcome>,
+    events: mpsc::UnboundedSender<Event>,
 }
 
-impl Sender {
-    async fn send(self, items: Vec<(QueueKey, Vec<u8>, usize)>) {
-        let mut groups: HashMap<String, Vec<(QueueKey, Vec<u8>, usize)>> = HashMap::new();
-        for (key, bytes, n) in items {
-            match self.conn.leader_node(self.table_id, key.0, key.1).await {
-                Ok(node) => groups
-                    .entry(node.address)
-                    .or_default()
-                    .push((key, bytes, n)),
+impl Dispatcher {
+    async fn run(self, mut rounds: mpsc::UnboundedReceiver<Vec<Outgoing>>) {
+        let this = Arc::new(self);
+        while let Some(round) = rounds.recv().await {
+            this.clone().send_round(round).await;
+        }
+    }
+
+    async fn send_round(self: Arc<Self>, items: Vec<Outgoing>) {
+        // Leaders in first-seen order, so requests go out in the order of the round.
+        let mut groups: Vec<(String, Vec<Outgoing>)> = Vec::new();
+        for item in items {
+            match self
+                .conn
+                .leader_node(self.table_id, item.key.0, item.key.1)
+                .await
+            {
+                Ok(node) => match groups.iter_mut().find(|(a, _)| *a == node.address) {
+                    Some((_, v)) => v.push(item),
+                    None => groups.push((node.address, vec![item])),
+                },
                 Err(e) => {
-                    let _ = self.results.send(Outcome {
-                        key,
+                    let _ = self.events.send(Event::Sent {
+                        key: item.key,
+                        id: item.id,
                         result: Err(e),
                     });
                 }
             }
         }
-        let this = Arc::new(self);
         for (address, items) in groups {
-            // Split into requests of at most request_max_size bytes (at least one batch each).
-            let mut chunk: Vec<(QueueKey, Vec<u8>)> = Vec::new();
+            // Requests of at most request_max_size bytes (at least one batch each).
+            let mut chunk: Vec<Outgoing> = Vec::new();
             let mut chunk_bytes = 0usize;
-            for (key, bytes, n) in items {
-                if !chunk.is_empty() && chunk_bytes + n > this.request_max_size {
-                    let c = std::mem::take(&mut chunk);
-                    tokio::spawn(this.clone().send_one(address.clone(), c));
+            for item in items {
+                // A request carries a bucket at most once (its answer is per bucket); a second
+                // batch of the same bucket goes in the next request, sent right after.
+                let repeat = chunk.iter().any(|o| o.key == item.key);
+                if !chunk.is_empty()
+                    && (repeat || chunk_bytes + item.bytes.len() > self.request_max_size)
+                {
+                    self.clone()
+                        .send_request(&address, std::mem::take(&mut chunk))
+                        .await;
                     chunk_bytes = 0;
                 }
-                chunk_bytes += n;
-                chunk.push((key, bytes));
+                chunk_bytes += item.bytes.len();
+                chunk.push(item);
             }
             if !chunk.is_empty() {
-                tokio::spawn(this.clone().send_one(address.clone(), chunk));
+                self.clone().send_request(&address, chunk).await;
             }
         }
     }
 
-    async fn send_one(self: Arc<Self>, address: String, items: Vec<(QueueKey, Vec<u8>)>) {
-        let keys: Vec<QueueKey> = items.iter().map(|(k, _)| *k).collect();
-        let result = self.request(&address, items).await;
+    /// Queues one request on the connection to `address` and leaves the wait for its answer
+    /// to a task of its own.
+    async fn send_request(self: Arc<Self>, address: &str, items: Vec<Outgoing>) {
+        let ids: Vec<(QueueKey, u64)> = items.iter().map(|o| (o.key, o.id)).collect();
+        let server = match self.conn.server(address).await {
+            Ok(s) => s,
+            Err(e) => {
+                self.report(&ids, Err(e));
+                return;
+            }
+        };
+        let this = self.clone();
+        let mut exchange = Box::pin(async move {
+            let result = this.request(&server, items).await;
+            this.report(&ids, result);
+        });
+        // Poll once here: that puts the request frame on the connection's write queue (the
+        // queue's waiters are served in order, so this holds even when it is full) before the
+        // next request of this writer is made. The rest of the exchange, the wait for the
+        // answer, runs in its own task.
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        if exchange.as_mut().poll(&mut cx).is_pending() {
+            tokio::spawn(exchange);
+        }
+    }
+
+    fn report(&self, ids: &[(QueueKey, u64)], result: Result<Vec<(QueueKey, Result<()>)>>) {
         match result {
             Err(e) => {
-                for key in keys {
-                    let _ = self.results.send(Outcome {
-                        key,
+                for (key, id) in ids {
+                    let _ = self.events.send(Event::Sent {
+                        key: *key,
+                        id: *id,
                         result: Err(e.clone()),
                     });
                 }
             }
             Ok(per_bucket) => {
                 let mut answered: HashMap<QueueKey, Result<()>> = per_bucket.into_iter().collect();
-                for key in keys {
-                    let result = answered.remove(&key).unwrap_or_else(|| {
+                for (key, id) in ids {
+                    let result = answered.remove(key).unwrap_or_else(|| {
                         Err(Error::from_fluss(
                             error_codes::UNKNOWN_SERVER_ERROR,
                             format!("the server did not answer for bucket {}", key.1),
                         ))
                     });
-                    let _ = self.results.send(Outcome { key, result });
+                    let _ = self.events.send(Event::Sent {
+                        key: *key,
+                        id: *id,
+                        result,
+                    });
                 }
             }
         }
@@ -774,10 +1061,9 @@ impl Sender {
 
     async fn request(
         &self,
-        address: &str,
-        items: Vec<(QueueKey, Vec<u8>)>,
+        server: &ServerConnection,
+        items: Vec<Outgoing>,
     ) -> Result<Vec<(QueueKey, Result<()>)>> {
-        let server = self.conn.server(address).await?;
         let per_bucket =
             |partition_id: Option<i64>, bucket_id: i32, code: Option<i32>, msg: Option<String>| {
                 let r = match code.filter(|c| *c != error_codes::NONE) {
@@ -794,13 +1080,11 @@ impl Sender {
                     timeout_ms: self.timeout_ms,
                     buckets_req: items
                         .into_iter()
-                        .map(
-                            |((partition_id, bucket_id), records)| PbProduceLogReqForBucket {
-                                partition_id,
-                                bucket_id,
-                                records: records.into(),
-                            },
-                        )
+                        .map(|o| PbProduceLogReqForBucket {
+                            partition_id: o.key.0,
+                            bucket_id: o.key.1,
+                            records: o.bytes,
+                        })
                         .collect(),
                 };
                 let resp = server.request(&req).await?;
@@ -818,10 +1102,10 @@ impl Sender {
                     target_columns: target_columns.clone().unwrap_or_default(),
                     buckets_req: items
                         .into_iter()
-                        .map(|((partition_id, bucket_id), records)| PbPutKvReqForBucket {
-                            partition_id,
-                            bucket_id,
-                            records: records.into(),
+                        .map(|o| PbPutKvReqForBucket {
+                            partition_id: o.key.0,
+                            bucket_id: o.key.1,
+                            records: o.bytes,
                         })
                         .collect(),
                     agg_mode: None,

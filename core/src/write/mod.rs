@@ -6,8 +6,11 @@
 //! `linger`, sent to the bucket leader as a magic-0 Arrow log batch (log tables, in the table's
 //! Arrow compression) or a KV batch of CompactedRows (primary-key tables), and acknowledged
 //! through its [`WriteFuture`]. Writes are idempotent by default: the writer gets a writer id
-//! with InitWriter and numbers each bucket's batches from 0, with one batch in flight per
-//! bucket so retries keep the order. The bytes buffered per writer are bounded by
+//! with InitWriter and numbers each bucket's batches from 0 when they are sent; up to
+//! `max_in_flight_per_bucket` (5) batches of a bucket are in flight, and after a failure the
+//! bucket's unacknowledged batches are sent again in sequence order, so retries neither reorder
+//! nor duplicate rows. Batches are encoded and compressed off the writer's event loop, on
+//! tokio's blocking pool. The bytes buffered per writer are bounded by
 //! `buffer_memory` ([`AppendWriter::ready`] waits for room).
 
 mod append;
