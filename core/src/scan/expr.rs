@@ -1818,6 +1818,75 @@ pub fn parse_filter(text: &str) -> Result<Expr> {
     Ok(e)
 }
 
+/// Parses the text form of an UPDATE's assignments, `col = literal [, col = literal ...]`
+/// (e.g. `total_amount = 0, note = 'checked'`), with the literal grammar of [`parse_filter`].
+/// Returns the pairs in the order written; checking them against a table is the caller's job.
+pub fn parse_assignments(text: &str) -> Result<Vec<(String, Literal)>> {
+    let toks = tokenize(text)?;
+    if toks.is_empty() {
+        return Err(Error::invalid("cannot parse assignments '': they are empty"));
+    }
+    let mut p = Parser { text, toks, pos: 0 };
+    let mut out = Vec::new();
+    loop {
+        let column = match p.next() {
+            Some(Tok::Ident(s)) => s,
+            Some(Tok::Word(w)) if !is_keyword(&w) => w,
+            _ => {
+                p.pos -= 1;
+                return Err(p.err("expected a column name"));
+            }
+        };
+        if p.next() != Some(Tok::Op("=")) {
+            p.pos -= 1;
+            return Err(p.err(format!("expected '=' after column '{column}'")));
+        }
+        out.push((column, p.literal()?));
+        match p.next() {
+            None => return Ok(out),
+            Some(Tok::Comma) => {}
+            Some(_) => {
+                p.pos -= 1;
+                return Err(p.err("expected ',' between assignments"));
+            }
+        }
+    }
+}
+
+/// The literal as a one-element array of `col_type`, converted exactly (the rules of filter
+/// literals: strings are read for DATE, TIME and TIMESTAMP columns, numbers may change type when
+/// the value is kept). A value the type cannot hold exactly (`2.5` for an INT column, `1000` for
+/// a TINYINT, `1.255` for a DECIMAL(10, 2)) or of a wrong type is an error naming the column.
+/// NULL gives a null element.
+pub fn literal_array(column: &str, col_type: &ArrowType, value: &Literal) -> Result<ArrayRef> {
+    if matches!(value, Literal::Null) {
+        return Ok(arrow_array::new_null_array(col_type, 1));
+    }
+    let inexact = || {
+        Error::invalid(format!(
+            "column '{column}' has type {} which cannot hold the value {value} exactly",
+            arrow_type_name(col_type)
+        ))
+    };
+    if let Some(placed) = place_literal(column, col_type, value)? {
+        return match placed {
+            Placed::Exact(v) => int_scalar(col_type, v),
+            _ => Err(inexact()),
+        };
+    }
+    match convert(column, &arrow_array::new_empty_array(col_type), value)? {
+        Rhs::Scalar(_, scalar) if scalar.data_type() == col_type => Ok(scalar),
+        Rhs::Scalar(_, scalar) => {
+            // A cast that cannot keep the value (a BINARY(n) of another length) gives null.
+            match arrow_cast::cast(&scalar, col_type) {
+                Ok(cast) if cast.null_count() == 0 => Ok(cast),
+                _ => Err(inexact()),
+            }
+        }
+        _ => Err(inexact()),
+    }
+}
+
 impl std::str::FromStr for Expr {
     type Err = Error;
     fn from_str(s: &str) -> Result<Expr> {

@@ -9,12 +9,17 @@
 //! with InitWriter and numbers each bucket's batches from 0, with one batch in flight per
 //! bucket so retries keep the order. The bytes buffered per writer are bounded by
 //! `buffer_memory` ([`AppendWriter::ready`] waits for room).
+//!
+//! DELETE and UPDATE by condition ([`crate::client::Table::delete_where`],
+//! [`crate::client::Table::update_where`] with [`Assignments`]) read the matching rows and
+//! write them through an [`UpsertWriter`] (module `modify`).
 
 mod append;
 mod bucket;
 mod config;
 mod core;
 mod future;
+mod modify;
 mod route;
 mod upsert;
 
@@ -22,4 +27,5 @@ pub use append::AppendWriter;
 pub use bucket::BucketAssigner;
 pub use config::{NoKeyAssigner, WriterConfig};
 pub use future::WriteFuture;
+pub use modify::Assignments;
 pub use upsert::UpsertWriter;
