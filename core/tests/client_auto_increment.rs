@@ -68,8 +68,9 @@ async fn values_are_assigned_on_insert_and_kept_on_update() {
     let with_id = table.new_upsert_writer(Some(&["name", "id"])).unwrap();
     let e = with_id.upsert_rows(&[row("x", None)]).await.unwrap_err();
     assert!(
-        e.message()
-            .contains("Auto-increment column [id] at index 1 must not be included in target columns"),
+        e.message().contains(
+            "Auto-increment column [id] at index 1 must not be included in target columns"
+        ),
         "{e}"
     );
 
@@ -79,7 +80,10 @@ async fn values_are_assigned_on_insert_and_kept_on_update() {
         .await
         .unwrap();
     let l = table.new_lookuper().unwrap();
-    let found = l.lookup_rows(&[key("a"), key("b"), key("c")]).await.unwrap();
+    let found = l
+        .lookup_rows(&[key("a"), key("b"), key("c")])
+        .await
+        .unwrap();
     let ids: Vec<i64> = found.iter().map(id_of).collect();
     assert_eq!(ids, vec![1, 2, 3]);
     assert_eq!(
@@ -91,8 +95,12 @@ async fn values_are_assigned_on_insert_and_kept_on_update() {
         ])
     );
 
-    // An update keeps the value; a deleted key that comes back gets a new one.
-    w.upsert_rows(&[row("a", Some("again"))]).await.unwrap();
+    // An update keeps the value. A delete through a writer with target columns is a partial
+    // delete in Fluss: it nulls the target columns and keeps the row while another column (here
+    // the assigned id) is set, so the key and its value stay.
+    w.upsert_rows(&[row("a", Some("again")), row("b", Some("note"))])
+        .await
+        .unwrap();
     w.delete_rows(&[key("b")]).await.unwrap();
     w.upsert_rows(&[row("b", None)]).await.unwrap();
     let found = l.lookup_rows(&[key("a"), key("b")]).await.unwrap();
@@ -104,7 +112,14 @@ async fn values_are_assigned_on_insert_and_kept_on_update() {
             Datum::String("again".into())
         ])
     );
-    assert_eq!(id_of(&found[1]), 4);
+    assert_eq!(
+        found[1],
+        Some(vec![
+            Datum::String("b".into()),
+            Datum::BigInt(2),
+            Datum::Null
+        ])
+    );
     // The latest view shows the assigned values too.
     let batches = table.scan().collect().await.unwrap();
     let mut rows = Vec::new();
@@ -117,14 +132,17 @@ async fn values_are_assigned_on_insert_and_kept_on_update() {
     let ids: Vec<&Datum> = rows.iter().map(|r| &r[1]).collect();
     assert_eq!(
         ids,
-        vec![&Datum::BigInt(1), &Datum::BigInt(4), &Datum::BigInt(3)]
+        vec![&Datum::BigInt(1), &Datum::BigInt(2), &Datum::BigInt(3)]
     );
 
     // UPDATE and DELETE by condition write around the column (the server rejects writes that
     // name it) and keep its values.
     let filter = |t: &str| riverlet::scan::parse_filter(t).unwrap();
     let set = riverlet::write::Assignments::new().set("note", "changed");
-    assert_eq!(table.update_where(&filter("id >= 3"), &set).await.unwrap(), 2);
+    assert_eq!(
+        table.update_where(&filter("id >= 3"), &set).await.unwrap(),
+        1
+    );
     let e = table
         .update_where(
             &filter("name = 'a'"),
@@ -134,16 +152,26 @@ async fn values_are_assigned_on_insert_and_kept_on_update() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
     assert!(e.message().contains("auto-increment"), "{e}");
-    assert_eq!(table.delete_where(&filter("id = 1")).await.unwrap(), 1);
-    let found = l.lookup_rows(&[key("a"), key("b"), key("c")]).await.unwrap();
+    // DELETE could only be a partial delete that keeps the row: refused.
+    let e = table.delete_where(&filter("id = 1")).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.message().contains("auto-increment column [id]"), "{e}");
+    let found = l
+        .lookup_rows(&[key("a"), key("b"), key("c")])
+        .await
+        .unwrap();
     assert_eq!(
         found,
         vec![
-            None,
+            Some(vec![
+                Datum::String("a".into()),
+                Datum::BigInt(1),
+                Datum::String("again".into())
+            ]),
             Some(vec![
                 Datum::String("b".into()),
-                Datum::BigInt(4),
-                Datum::String("changed".into())
+                Datum::BigInt(2),
+                Datum::Null
             ]),
             Some(vec![
                 Datum::String("c".into()),
@@ -194,9 +222,15 @@ async fn lookup_with_insert_if_not_exists_creates_missing_keys() {
         ]
     );
     // Asking again returns the same values: nothing is inserted twice.
-    let again = inserting.lookup_rows(&[key("plum"), key("pear")]).await.unwrap();
+    let again = inserting
+        .lookup_rows(&[key("plum"), key("pear")])
+        .await
+        .unwrap();
     assert_eq!((id_of(&again[0]), id_of(&again[1])), (3, 2));
-    assert_eq!(plain.lookup_rows(&[key("pear")]).await.unwrap(), vec![found[0].clone()]);
+    assert_eq!(
+        plain.lookup_rows(&[key("pear")]).await.unwrap(),
+        vec![found[0].clone()]
+    );
     assert_eq!(table.count().await.unwrap(), 3);
 }
 
@@ -240,7 +274,10 @@ async fn invalid_declarations_and_lookups_are_rejected() {
         .auto_increment("id")
         .build()
         .unwrap_err();
-    assert!(bad.message().contains("can not be used as the primary key"), "{bad}");
+    assert!(
+        bad.message().contains("can not be used as the primary key"),
+        "{bad}"
+    );
 
     // Insert-if-not-exists cannot fill a NOT NULL column.
     let env = TestEnv::new();

@@ -70,10 +70,22 @@ async fn pk_table(env: &TestEnv, name: &str, properties: &[(&str, &str)]) -> Tab
 fn rows_of(batches: &[RecordBatch]) -> Vec<Row> {
     let mut out = Vec::new();
     for b in batches {
-        let shop = b.column_by_name("shop_id").unwrap().as_primitive::<Int64Type>();
-        let user = b.column_by_name("user_id").unwrap().as_primitive::<Int64Type>();
-        let orders = b.column_by_name("num_orders").unwrap().as_primitive::<Int32Type>();
-        let amount = b.column_by_name("total_amount").unwrap().as_primitive::<Int32Type>();
+        let shop = b
+            .column_by_name("shop_id")
+            .unwrap()
+            .as_primitive::<Int64Type>();
+        let user = b
+            .column_by_name("user_id")
+            .unwrap()
+            .as_primitive::<Int64Type>();
+        let orders = b
+            .column_by_name("num_orders")
+            .unwrap()
+            .as_primitive::<Int32Type>();
+        let amount = b
+            .column_by_name("total_amount")
+            .unwrap()
+            .as_primitive::<Int32Type>();
         for i in 0..b.num_rows() {
             let opt = |a: &arrow_array::Int32Array| (!a.is_null(i)).then(|| a.value(i));
             out.push((shop.value(i), user.value(i), opt(orders), opt(amount)));
@@ -325,7 +337,10 @@ async fn delete_behaviors_disable_and_ignore() {
     assert_eq!(e.kind(), ErrorKind::Unsupported);
     // UPDATE is not a delete: allowed.
     let n = disabled
-        .update_where(&f("shop_id = 30000"), &Assignments::new().set("num_orders", 9))
+        .update_where(
+            &f("shop_id = 30000"),
+            &Assignments::new().set("num_orders", 9),
+        )
         .await
         .unwrap();
     assert_eq!(n, 1);
@@ -334,7 +349,10 @@ async fn delete_behaviors_disable_and_ignore() {
     assert_eq!(current(&disabled).await, sorted(&expected));
 
     let ignored = pk_table(&env, "ignored", &[("table.delete.behavior", "ignore")]).await;
-    let n = ignored.delete_where(&f("total_amount > 100")).await.unwrap();
+    let n = ignored
+        .delete_where(&f("total_amount > 100"))
+        .await
+        .unwrap();
     assert_eq!(n, 0);
     let n = ignored
         .delete_where(&f("shop_id = 10000 AND user_id = 2"))
@@ -353,11 +371,15 @@ async fn merge_engines_and_log_tables_reject_both_statements() {
     let env = TestEnv::new();
     let conn = env.connect().await;
     let set = Assignments::new().set("num_orders", 1);
-    let engines: [&[(&str, &str)]; 2] = [
+    let engines: [&[(&str, &str)]; 3] = [
         &[("table.merge-engine", "first_row")],
         &[
             ("table.merge-engine", "versioned"),
             ("table.merge-engine.versioned.ver-column", "total_amount"),
+        ],
+        &[
+            ("table.merge-engine", "aggregation"),
+            ("fields.total_amount.agg", "sum"),
         ],
     ];
     for (i, props) in engines.iter().enumerate() {
@@ -429,7 +451,10 @@ async fn bad_assignments_name_the_column() {
     assert!(e.message().contains("total_amount"), "{e}");
     assert!(e.message().contains("2.5"), "{e}");
 
-    let e = err(Assignments::new().set("total_amount", 1).set("total_amount", 2)).await;
+    let e = err(Assignments::new()
+        .set("total_amount", 1)
+        .set("total_amount", 2))
+    .await;
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.message().contains("set twice"), "{e}");
 

@@ -21,7 +21,7 @@
 
 use std::cmp::Ordering;
 
-use riverlet::metadata::{error_codes, DataType, Schema, TypeKind};
+use riverlet::metadata::{error_codes, DataType, Schema};
 use riverlet::row::Datum;
 use riverlet::{Error, Result};
 
@@ -81,31 +81,6 @@ fn supported_roots(name: &str) -> &'static [&'static str] {
     }
 }
 
-/// Fluss's DataTypeRoot name of a type.
-fn type_root(t: &DataType) -> &'static str {
-    match t.kind {
-        TypeKind::Boolean => "BOOLEAN",
-        TypeKind::TinyInt => "TINYINT",
-        TypeKind::SmallInt => "SMALLINT",
-        TypeKind::Int => "INTEGER",
-        TypeKind::BigInt => "BIGINT",
-        TypeKind::Float => "FLOAT",
-        TypeKind::Double => "DOUBLE",
-        TypeKind::Decimal { .. } => "DECIMAL",
-        TypeKind::Char { .. } => "CHAR",
-        TypeKind::String => "STRING",
-        TypeKind::Binary { .. } => "BINARY",
-        TypeKind::Bytes => "BYTES",
-        TypeKind::Date => "DATE",
-        TypeKind::Time { .. } => "TIME_WITHOUT_TIME_ZONE",
-        TypeKind::Timestamp { .. } => "TIMESTAMP_WITHOUT_TIME_ZONE",
-        TypeKind::TimestampLtz { .. } => "TIMESTAMP_WITH_LOCAL_TIME_ZONE",
-        TypeKind::Array(_) => "ARRAY",
-        TypeKind::Map(..) => "MAP",
-        TypeKind::Row(_) => "ROW",
-    }
-}
-
 fn config_error(column: &str, reason: impl std::fmt::Display) -> Error {
     Error::from_fluss(
         error_codes::INVALID_CONFIG_EXCEPTION,
@@ -143,7 +118,11 @@ impl Aggregation {
                         format!(
                             "Parameter '{param}' is not supported for aggregation function \
                              '{name}'. Supported parameters: {}",
-                            if takes_delimiter { "[delimiter]" } else { "none" }
+                            if takes_delimiter {
+                                "[delimiter]"
+                            } else {
+                                "none"
+                            }
                         ),
                     ));
                 }
@@ -195,7 +174,7 @@ impl Aggregation {
                 }
             };
             let roots = supported_roots(&name);
-            let root = type_root(&column.data_type);
+            let root = column.data_type.type_root_name();
             if !roots.is_empty() && !roots.contains(&root) {
                 return Err(config_error(
                     &column.name,
@@ -231,7 +210,10 @@ impl Aggregation {
                 out.push(acc.clone());
                 continue;
             }
-            let f = self.functions.get(i).unwrap_or(&AggFn::LastValueIgnoreNulls);
+            let f = self
+                .functions
+                .get(i)
+                .unwrap_or(&AggFn::LastValueIgnoreNulls);
             out.push(aggregate(f, &types[i], acc, input)?);
         }
         Ok(out)
@@ -243,10 +225,10 @@ fn aggregate(f: &AggFn, t: &DataType, acc: &Datum, input: &Datum) -> Result<Datu
     match f {
         AggFn::LastValue => return Ok(input.clone()),
         AggFn::LastValueIgnoreNulls => {
-            return Ok(if input.is_null() { acc } else { input }.clone())
+            return Ok((if input.is_null() { acc } else { input }).clone())
         }
         AggFn::FirstValue | AggFn::FirstValueIgnoreNulls => {
-            return Ok(if acc.is_null() { input } else { acc }.clone())
+            return Ok((if acc.is_null() { input } else { acc }).clone())
         }
         _ => {}
     }
@@ -271,18 +253,26 @@ fn aggregate(f: &AggFn, t: &DataType, acc: &Datum, input: &Datum) -> Result<Datu
         AggFn::Sum | AggFn::Product => {
             let sum = matches!(f, AggFn::Sum);
             match (acc, input) {
-                (Datum::TinyInt(a), Datum::TinyInt(b)) => {
-                    Datum::TinyInt(if sum { a.wrapping_add(*b) } else { a.wrapping_mul(*b) })
-                }
-                (Datum::SmallInt(a), Datum::SmallInt(b)) => {
-                    Datum::SmallInt(if sum { a.wrapping_add(*b) } else { a.wrapping_mul(*b) })
-                }
-                (Datum::Int(a), Datum::Int(b)) => {
-                    Datum::Int(if sum { a.wrapping_add(*b) } else { a.wrapping_mul(*b) })
-                }
-                (Datum::BigInt(a), Datum::BigInt(b)) => {
-                    Datum::BigInt(if sum { a.wrapping_add(*b) } else { a.wrapping_mul(*b) })
-                }
+                (Datum::TinyInt(a), Datum::TinyInt(b)) => Datum::TinyInt(if sum {
+                    a.wrapping_add(*b)
+                } else {
+                    a.wrapping_mul(*b)
+                }),
+                (Datum::SmallInt(a), Datum::SmallInt(b)) => Datum::SmallInt(if sum {
+                    a.wrapping_add(*b)
+                } else {
+                    a.wrapping_mul(*b)
+                }),
+                (Datum::Int(a), Datum::Int(b)) => Datum::Int(if sum {
+                    a.wrapping_add(*b)
+                } else {
+                    a.wrapping_mul(*b)
+                }),
+                (Datum::BigInt(a), Datum::BigInt(b)) => Datum::BigInt(if sum {
+                    a.wrapping_add(*b)
+                } else {
+                    a.wrapping_mul(*b)
+                }),
                 (Datum::Float(a), Datum::Float(b)) => Datum::Float(if sum { a + b } else { a * b }),
                 (Datum::Double(a), Datum::Double(b)) => {
                     Datum::Double(if sum { a + b } else { a * b })
@@ -313,19 +303,20 @@ fn aggregate(f: &AggFn, t: &DataType, acc: &Datum, input: &Datum) -> Result<Datu
             } else {
                 ord == Ordering::Greater
             };
-            if keep_input { input } else { acc }.clone()
+            (if keep_input { input } else { acc }).clone()
         }
         AggFn::Listagg(delimiter) => match (acc, input) {
             (Datum::String(a), Datum::String(b)) => Datum::String(format!("{a}{delimiter}{b}")),
             _ => return Err(mismatch()),
         },
         AggFn::BoolAnd | AggFn::BoolOr => match (acc, input) {
-            (Datum::Boolean(a), Datum::Boolean(b)) => Datum::Boolean(if matches!(f, AggFn::BoolAnd)
-            {
-                *a && *b
-            } else {
-                *a || *b
-            }),
+            (Datum::Boolean(a), Datum::Boolean(b)) => {
+                Datum::Boolean(if matches!(f, AggFn::BoolAnd) {
+                    *a && *b
+                } else {
+                    *a || *b
+                })
+            }
             _ => return Err(mismatch()),
         },
         AggFn::LastValue
@@ -431,7 +422,11 @@ mod tests {
             ("last", DataType::int(), agg("last_value", &[])),
             ("last_nn", DataType::int(), None),
             ("first", DataType::int(), agg("first_value", &[])),
-            ("tags", DataType::string(), agg("listagg", &[("delimiter", ";")])),
+            (
+                "tags",
+                DataType::string(),
+                agg("listagg", &[("delimiter", ";")]),
+            ),
             ("all", DataType::boolean(), agg("bool_and", &[])),
             ("any", DataType::boolean(), agg("bool_or", &[])),
             ("amount", DataType::decimal(4, 2), agg("sum", &[])),
@@ -496,8 +491,13 @@ mod tests {
         assert_eq!(merged[2..], old[2..]);
         // Integer sums wrap as Java's do.
         assert_eq!(
-            aggregate(&AggFn::Sum, &DataType::int(), &Datum::Int(i32::MAX), &Datum::Int(1))
-                .unwrap(),
+            aggregate(
+                &AggFn::Sum,
+                &DataType::int(),
+                &Datum::Int(i32::MAX),
+                &Datum::Int(1)
+            )
+            .unwrap(),
             Datum::Int(i32::MIN)
         );
         assert_eq!(rescale_half_up(12345, 2), 123);
@@ -508,10 +508,26 @@ mod tests {
     #[test]
     fn bad_functions_are_rejected_naming_the_column() {
         let bad = [
-            (DataType::string(), agg("sum", &[]), "Data type for sum column"),
-            (DataType::int(), agg("median", &[]), "unknown aggregation function 'median'"),
-            (DataType::int(), agg("max", &[("delimiter", ",")]), "Parameter 'delimiter'"),
-            (DataType::string(), agg("listagg", &[("delimiter", "")]), "non-empty"),
+            (
+                DataType::string(),
+                agg("sum", &[]),
+                "Data type for sum column",
+            ),
+            (
+                DataType::int(),
+                agg("median", &[]),
+                "unknown aggregation function 'median'",
+            ),
+            (
+                DataType::int(),
+                agg("max", &[("delimiter", ",")]),
+                "Parameter 'delimiter'",
+            ),
+            (
+                DataType::string(),
+                agg("listagg", &[("delimiter", "")]),
+                "non-empty",
+            ),
             (DataType::bytes(), agg("rbm32", &[]), "roaring"),
         ];
         for (t, f, needle) in bad {

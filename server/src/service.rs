@@ -1019,7 +1019,9 @@ impl Server {
     ) -> Result<()> {
         let mut g = write_bucket(bucket);
         let g = &mut *g;
-        let kv = g.kv.as_ref().ok_or_else(|| Error::internal("no KV tablet"))?;
+        let kv =
+            g.kv.as_ref()
+                .ok_or_else(|| Error::internal("no KV tablet"))?;
         // In request order (the order values are assigned in), each key once.
         let mut missing: Vec<&Vec<u8>> = Vec::new();
         for k in keys {
@@ -1044,7 +1046,7 @@ impl Server {
             .filter(|i| !partition_cols.contains(i))
             .collect();
         let key_types: Vec<_> = key_cols.iter().map(|i| meta.types[*i].clone()).collect();
-        let mut template = vec![Datum::Null; meta.types.len()];
+        let mut template = vec![riverlet::row::Datum::Null; meta.types.len()];
         if let Some(pid) = tb.partition_id {
             let (_, partition) = lock(&self.catalog).partition_by_id(pid).ok_or_else(|| {
                 fluss(
@@ -1103,7 +1105,9 @@ impl Server {
                     self.insert_missing_keys(meta, &tb, &bucket, &b.keys)?;
                 }
                 let g = read_bucket(&bucket);
-                let kv = g.kv.as_ref().ok_or_else(|| Error::internal("no KV tablet"))?;
+                let kv =
+                    g.kv.as_ref()
+                        .ok_or_else(|| Error::internal("no KV tablet"))?;
                 Ok(b.keys
                     .iter()
                     .map(|k| PbValue {

@@ -20,6 +20,8 @@ pub const AGG_FUNCTIONS: &[&str] = &[
     "last_value",
     "last_value_ignore_nulls",
     "listagg",
+    "max",
+    "min",
     "product",
     "rbm32",
     "rbm64",

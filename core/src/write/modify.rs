@@ -12,7 +12,9 @@
 //! the `first_row`, `versioned` or `aggregation` merge engine reject both statements);
 //! `table.delete.behavior = disable` rejects a DELETE and `ignore` lets it succeed without
 //! deleting anything (UPDATE is unaffected by it); primary-key columns, which include the
-//! partition columns, cannot be assigned.
+//! partition columns, cannot be assigned. Tables with an auto-increment column support UPDATE
+//! (written around that column) but not DELETE (Fluss only accepts writes that leave the column
+//! out, and applies their deletes as partial deletes that keep the row).
 //!
 //! Neither statement is atomic, as in Fluss. Each reads the table once and then writes the
 //! matching rows independently: rows written after the read starts are not affected, a
@@ -108,6 +110,15 @@ impl Table {
                  DELETE statements."
             )));
         }
+        if let Some(column) = self.info.schema().auto_increment_columns.first() {
+            // Writes must leave the column out, and Fluss applies a delete from such a writer as
+            // a partial delete, which keeps a row whose other columns (the assigned value) are set.
+            return Err(Error::unsupported(format!(
+                "Table {path} has an auto-increment column [{column}]: its rows cannot be \
+                 deleted (a delete that leaves the column out only clears the other columns), \
+                 so DELETE is not supported."
+            )));
+        }
         filter.validate(&self.info.schema().to_arrow())?;
         if self.info.descriptor.delete_behavior()? == DeleteBehavior::Ignore {
             // Fluss: the statement succeeds and the server drops every delete.
@@ -115,7 +126,12 @@ impl Table {
         }
         let writer = self.statement_writer()?;
         let deleted = match self.key_of(filter)? {
-            Some(key) => match self.new_lookuper()?.lookup_rows(&[key.clone()]).await?.pop() {
+            Some(key) => match self
+                .new_lookuper()?
+                .lookup_rows(&[key.clone()])
+                .await?
+                .pop()
+            {
                 Some(Some(_)) => {
                     submitted(writer.delete_rows(&[key]))?;
                     1
@@ -302,7 +318,9 @@ impl Table {
                 )));
             }
             if out.iter().any(|r| r.index == index) {
-                crate::bail_invalid!("column '{name}' is set twice in the UPDATE of table '{path}'");
+                crate::bail_invalid!(
+                    "column '{name}' is set twice in the UPDATE of table '{path}'"
+                );
             }
             let column = &schema.columns[index];
             if value == &Literal::Null && !column.data_type.nullable {

@@ -439,7 +439,9 @@ pub fn parse_filter(text: &str) -> Result<Expr> {
 pub fn parse_assignments(text: &str) -> Result<Vec<(String, Literal)>> {
     let toks = tokenize(text)?;
     if toks.is_empty() {
-        return Err(Error::invalid("cannot parse assignments '': they are empty"));
+        return Err(Error::invalid(
+            "cannot parse assignments '': they are empty",
+        ));
     }
     let mut p = Parser { text, toks, pos: 0 };
     let mut out = Vec::new();
