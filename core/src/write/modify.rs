@@ -100,7 +100,14 @@ struct Resolved {
 
 impl Table {
     /// Deletes every row matching `filter` (`DELETE FROM t WHERE filter`) and returns how many
-    /// were deleted. See the [module documentation](self) for the rules and the (non-)atomicity.
+    /// were deleted. Equality on every primary-key column deletes by key; any other condition
+    /// scans the latest view (pruned by partition) and deletes the matching keys. Unsupported
+    /// on log tables, tables with a merge engine or an auto-increment column, and with
+    /// `table.delete.behavior = disable`; with `ignore` nothing is deleted and 0 is returned.
+    ///
+    /// Not atomic, as in Fluss: the table is read once and the matching rows are then written
+    /// independently, so rows written after the read starts are not affected and a failure
+    /// part-way leaves the rows already deleted deleted.
     pub async fn delete_where(&self, filter: &Expr) -> Result<u64> {
         self.check_modifiable()?;
         let path = self.path();
@@ -165,8 +172,13 @@ impl Table {
 
     /// Sets the assigned columns of every row matching `filter` (`UPDATE t SET ... WHERE
     /// filter`) and returns how many rows were updated. Each matching row is written back whole
-    /// with the assigned columns replaced. Primary-key and partition columns cannot be
-    /// assigned. See the [module documentation](self) for the rules and the (non-)atomicity.
+    /// with the assigned columns replaced. Primary-key, partition and auto-increment columns
+    /// cannot be assigned; log tables and tables with a merge engine are unsupported.
+    ///
+    /// Not atomic, as in Fluss: the table is read once and the matching rows are then written
+    /// independently, so rows written after the read starts are not affected, a concurrent
+    /// write to a matching row may be overwritten (the whole row is written back), and a failure
+    /// part-way leaves the rows already written modified.
     pub async fn update_where(&self, filter: &Expr, assignments: &Assignments) -> Result<u64> {
         self.check_modifiable()?;
         let resolved = self.resolve_assignments(assignments)?;
