@@ -44,7 +44,6 @@ def test_auto_increment_dictionary(conn: riverlet.Connection, db: str) -> None:
     t = conn.create_table(f"{db}.dict", schema, primary_key="name", auto_increment="id")
     with pytest.raises(riverlet.InvalidArgumentError, match="auto-increment column \\[id\\]"):
         t.upsert([{"name": "x", "note": "n"}])
-    t.close_writers()
     t.upsert([{"name": "a", "note": "first"}, {"name": "b"}], columns=["name", "note"])
     assert t.lookup("a") == {"name": "a", "id": 1, "note": "first"}
     assert t.lookup("c") is None
