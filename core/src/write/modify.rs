@@ -135,7 +135,7 @@ impl Table {
         let deleted = match self.key_of(filter)? {
             Some(key) => match self
                 .new_lookuper()?
-                .lookup_rows(&[key.clone()])
+                .lookup_rows(std::slice::from_ref(&key))
                 .await?
                 .pop()
             {
