@@ -56,6 +56,9 @@ pub struct RiverletTableOptions {
     pub num_properties: usize,
     /// A comment, or NULL.
     pub comment: *const c_char,
+    /// The auto-increment column (INT or BIGINT, not in the primary key), or NULL: the server
+    /// assigns its values to new keys, and writes must name their columns without it.
+    pub auto_increment_column: *const c_char,
 }
 
 unsafe fn connect_impl(
@@ -308,6 +311,11 @@ unsafe fn descriptor(
     let comment = unsafe { opt_str_arg(o.comment, "comment") }?;
     if !pk.is_empty() {
         builder = builder.primary_key(pk);
+    }
+    // SAFETY: NULL or a C string per the struct's contract.
+    if let Some(column) = unsafe { opt_str_arg(o.auto_increment_column, "auto_increment_column") }?
+    {
+        builder = builder.auto_increment(column);
     }
     let buckets = (o.bucket_count > 0).then_some(o.bucket_count);
     let mut d = TableDescriptor::builder(builder.build()?)

@@ -18,6 +18,7 @@ pub mod arrow_io;
 pub mod connection;
 pub mod error;
 pub mod handle;
+pub mod modify;
 pub mod partitions;
 pub mod read;
 pub mod server;

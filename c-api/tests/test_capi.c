@@ -682,6 +682,164 @@ static void test_pk_table(RiverletConnection *conn) {
   OK(riverlet_table_free(table));
 }
 
+/* DELETE / UPDATE by condition on kv2(k INT NOT NULL, v STRING, n BIGINT), primary key k */
+static void test_delete_update_where(RiverletConnection *conn) {
+  RiverletTable *table = NULL, *log = NULL;
+  RiverletWriter *writer = NULL;
+  struct ArrowSchema schema;
+  struct ArrowArray array;
+  struct ArrowArrayStream stream;
+  RiverletTableOptions opts;
+  const char *pk[] = {"k"};
+  uint64_t count = 99;
+
+  memset(&opts, 0, sizeof opts);
+  opts.primary_key = pk;
+  opts.num_primary_key = 1;
+  opts.bucket_count = 2;
+  kv_schema(&schema);
+  OK(riverlet_create_table(conn, "capi", "kv2", &schema, &opts, false));
+  OK(riverlet_connection_get_table(conn, "capi", "kv2", &table));
+  OK(riverlet_table_new_upsert_writer(table, NULL, 0, &writer));
+  {
+    int32_t k[] = {1, 2, 3, 4};
+    const char *v[] = {"one", "two", "three", "four"};
+    int64_t n[] = {100, 200, 300, 400};
+    kv_batch(&array, 4, k, v, n);
+    OK(riverlet_writer_upsert(writer, &array, &schema));
+  }
+  OK(riverlet_writer_free(writer));
+
+  /* by key, then by any condition */
+  OK(riverlet_table_delete_where(table, "k = 1", &count));
+  CHECK(count == 1);
+  OK(riverlet_table_delete_where(table, "k = 1", &count));
+  CHECK(count == 0);
+  OK(riverlet_table_update_where(table, "n >= 300", "v = 'big', n = 0", &count));
+  CHECK(count == 2);
+  OK(riverlet_table_delete_where(table, "v LIKE 't%'", &count));
+  CHECK(count == 1);
+  if (OK(riverlet_table_read(table, NULL, &stream))) {
+    char *text = stream_text(&stream);
+    CHECK(strcmp(text,
+                 "{k=3, v='big', n=0}\n"
+                 "{k=4, v='big', n=0}\n") == 0);
+    free(text);
+  }
+
+  /* errors name what is wrong and change nothing */
+  count = 99;
+  EXPECT(riverlet_table_update_where(table, "n = 0", "k = 5", &count),
+         RIVERLET_STATUS_UNSUPPORTED);
+  MSG_HAS("column 'k'");
+  CHECK(count == 99);
+  EXPECT(riverlet_table_update_where(table, "n = 0", "n = 'many'", &count),
+         RIVERLET_STATUS_INVALID_ARGUMENT);
+  MSG_HAS("'many'");
+  EXPECT(riverlet_table_update_where(table, "n = 0", "n 1", &count),
+         RIVERLET_STATUS_INVALID_ARGUMENT);
+  MSG_HAS("expected '='");
+  EXPECT(riverlet_table_delete_where(table, "nope = 1", &count),
+         RIVERLET_STATUS_INVALID_ARGUMENT);
+  MSG_HAS("nope");
+  EXPECT(riverlet_table_delete_where(table, NULL, &count), RIVERLET_STATUS_NULL_ARGUMENT);
+  EXPECT(riverlet_table_delete_where(table, "k = 3", NULL), RIVERLET_STATUS_NULL_ARGUMENT);
+  EXPECT(riverlet_table_update_where(table, "k = 3", NULL, &count),
+         RIVERLET_STATUS_NULL_ARGUMENT);
+  EXPECT(riverlet_table_delete_where(NULL, "k = 3", &count), RIVERLET_STATUS_NULL_ARGUMENT);
+  CHECK(count == 99);
+  OK(riverlet_connection_get_table(conn, "capi", "events", &log));
+  EXPECT(riverlet_table_delete_where(log, "id = 1", &count), RIVERLET_STATUS_UNSUPPORTED);
+  MSG_HAS("Log Table");
+  OK(riverlet_table_free(log));
+  if (OK(riverlet_table_read(table, NULL, &stream))) {
+    CHECK(count_rows(&stream) == 2);
+  }
+  schema.release(&schema);
+  OK(riverlet_table_free(table));
+}
+
+/* auto-increment column and lookup-or-insert on dict(name STRING, id BIGINT, note STRING) */
+static void test_auto_increment(RiverletConnection *conn) {
+  RiverletTable *table = NULL;
+  RiverletWriter *writer = NULL;
+  struct ArrowSchema schema, part_schema, key_schema;
+  struct ArrowArray array;
+  struct ArrowArrayStream stream;
+  RiverletTableOptions opts;
+  const char *pk[] = {"name"};
+  const char *cols[] = {"name", "note"};
+
+  memset(&opts, 0, sizeof opts);
+  opts.primary_key = pk;
+  opts.num_primary_key = 1;
+  opts.bucket_count = 1;
+  opts.auto_increment_column = "id";
+  au_schema_init(&schema, 3);
+  au_schema_set(&schema, 0, "name", "u", false);
+  au_schema_set(&schema, 1, "id", "l", true);
+  au_schema_set(&schema, 2, "note", "u", true);
+  OK(riverlet_create_table(conn, "capi", "dict", &schema, &opts, false));
+  OK(riverlet_connection_get_table(conn, "capi", "dict", &table));
+
+  /* a partial writer that leaves the auto-increment column out */
+  OK(riverlet_table_new_upsert_writer(table, cols, 2, &writer));
+  au_schema_init(&part_schema, 2);
+  au_schema_set(&part_schema, 0, "name", "u", false);
+  au_schema_set(&part_schema, 1, "note", "u", true);
+  {
+    const char *names[] = {"a", "b"};
+    const char *notes[] = {"first", "second"};
+    au_array_init(&array, 2, 2);
+    au_array_set_utf8(&array, 0, names);
+    au_array_set_utf8(&array, 1, notes);
+    OK(riverlet_writer_upsert(writer, &array, &part_schema));
+  }
+  OK(riverlet_writer_free(writer));
+
+  /* a full-row writer is refused by the server */
+  OK(riverlet_table_new_upsert_writer(table, NULL, 0, &writer));
+  {
+    const char *names[] = {"x"};
+    const char *notes[] = {"n"};
+    int64_t ids[] = {99};
+    au_array_init(&array, 1, 3);
+    au_array_set_utf8(&array, 0, names);
+    au_array_set_int64(&array, 1, ids, NULL);
+    au_array_set_utf8(&array, 2, notes);
+    if (riverlet_writer_upsert(writer, &array, &schema) == RIVERLET_STATUS_OK) {
+      EXPECT(riverlet_writer_flush(writer), RIVERLET_STATUS_INVALID_ARGUMENT);
+    }
+    MSG_HAS("auto-increment column [id]");
+  }
+  riverlet_writer_free(writer);
+
+  /* lookup-or-insert: "a" exists, "c" is created with the next value */
+  au_schema_init(&key_schema, 1);
+  au_schema_set(&key_schema, 0, "name", "u", false);
+  {
+    const char *names[] = {"c", "a"};
+    au_array_init(&array, 2, 1);
+    au_array_set_utf8(&array, 0, names);
+    if (OK(riverlet_table_lookup_or_insert(table, &array, &key_schema, &stream))) {
+      char *text = stream_text(&stream);
+      CHECK(strcmp(text,
+                   "{name='a', id=1, note='first'}\n"
+                   "{name='c', id=3, note=null}\n") == 0);
+      if (strstr(text, "id=3") == NULL) fprintf(stderr, "lookup_or_insert was:\n%s", text);
+      free(text);
+    }
+    CHECK(array.release == NULL);
+  }
+  if (OK(riverlet_table_read(table, NULL, &stream))) {
+    CHECK(count_rows(&stream) == 3);
+  }
+  key_schema.release(&key_schema);
+  part_schema.release(&part_schema);
+  schema.release(&schema);
+  OK(riverlet_table_free(table));
+}
+
 static void test_closed_connection(void) {
   RiverletConnection *conn = NULL;
   RiverletTable *table = NULL;
@@ -859,6 +1017,8 @@ int main(void) {
     test_admin(conn);
     test_log_table(conn);
     test_pk_table(conn);
+    test_delete_update_where(conn);
+    test_auto_increment(conn);
     test_closed_connection();
     test_stream_error();
     test_many_cycles();

@@ -245,6 +245,7 @@ class Connection(_ClosesNative):
         comment: Optional[str] = None,
         custom_properties: Optional[Mapping[str, str]] = None,
         if_not_exists: bool = False,
+        auto_increment: Optional[str] = None,
     ) -> "Table":
         """Creates table ``name`` (``"db.table"``) and returns it.
 
@@ -252,7 +253,11 @@ class Connection(_ClosesNative):
         non-nullable fields become ``NOT NULL`` columns. ``primary_key`` makes it a
         primary-key table (upserts, deletes, lookups); ``partition_by`` names the partition
         columns; ``buckets`` is the bucket count (``None``: the server's default);
-        ``properties`` are Fluss table options such as ``{"table.log.ttl": "7d"}``.
+        ``properties`` are Fluss table options such as ``{"table.log.ttl": "7d"}``; with
+        ``{"table.merge-engine": "aggregation"}`` the columns' functions are given as Flink's
+        options ``{"fields.<column>.agg": "sum"}`` (and ``"fields.<column>.listagg.delimiter"``).
+        ``auto_increment`` names a column (INT or BIGINT, not in the primary key) whose values
+        the server assigns to new keys; writes must then name their ``columns`` without it.
         """
         self._native.create_table(
             name,
@@ -265,6 +270,7 @@ class Connection(_ClosesNative):
             {str(k): str(v) for k, v in custom_properties.items()} if custom_properties else None,
             comment,
             if_not_exists,
+            auto_increment,
         )
         return self.table(name)
 
@@ -451,6 +457,40 @@ class Table:
             batches = iter([keys_batch(keys, self.schema, pk)])
         return self._write("delete", batches, progress)
 
+    def delete_where(self, filter: Filter) -> int:
+        """Deletes every row of a primary-key table that matches ``filter`` (``DELETE FROM t
+        WHERE ...``); returns how many rows were deleted.
+
+        ``filter`` takes any form :meth:`scan` takes (``[]`` matches every row). Equality on
+        every primary-key column deletes by key; any other condition reads the table (pruned
+        to the partitions the condition allows) and deletes the matching keys. Tables whose
+        ``table.delete.behavior`` is ``disable`` raise :class:`UnsupportedError`; with
+        ``ignore`` nothing is deleted and 0 is returned. Tables with a merge engine
+        (``first_row``, ``versioned``, ``aggregation``) and log tables raise
+        :class:`UnsupportedError`.
+
+        Not atomic (as in Fluss): the table is read once and the matching rows are then
+        written independently, so rows written after the read starts are not affected and a
+        failure part-way leaves the rows already deleted deleted.
+        """
+        return self._native.delete_where(filter)
+
+    def update_where(self, filter: Filter, set: Union[Mapping[str, Any], str]) -> int:
+        """Sets columns of every row of a primary-key table that matches ``filter`` (``UPDATE
+        t SET ... WHERE ...``); returns how many rows were updated.
+
+        ``set``: ``{column: value}`` (values as in filters: int, float, str, bytes, bool,
+        None, Decimal, date, time, datetime) or the text ``"col = 1, other = 'x'"``. Values
+        are converted exactly to the column's type (a value the type cannot hold raises
+        :class:`InvalidArgumentError` naming the column). Primary-key and partition columns
+        cannot be set. ``filter`` as in :meth:`delete_where`; equality on every primary-key
+        column updates by one lookup.
+
+        Not atomic (as in Fluss): each matching row is read once and written back whole with
+        the new values, so a concurrent write to a matching row may be overwritten.
+        """
+        return self._native.update_where(filter, set)
+
     def _require_pk(self, what: str) -> list[str]:
         pk = self.primary_key
         if pk is None:
@@ -625,26 +665,33 @@ class Table:
         """The number of rows: records retained (log tables) or keys (primary-key tables)."""
         return self._native.count()
 
-    def lookup(self, key: Any) -> Optional[dict[str, Any]]:
+    def lookup(self, key: Any, *, insert_if_not_exists: bool = False) -> Optional[dict[str, Any]]:
         """The row of one primary key, as a dict, or ``None`` when there is none.
 
-        ``key``: a scalar for a one-column key, a tuple in key order, or a dict.
+        ``key``: a scalar for a one-column key, a tuple in key order, or a dict. With
+        ``insert_if_not_exists=True`` a missing key is inserted by the server (other columns
+        null, an auto-increment column assigned) and its new row returned: Fluss's
+        dictionary-encoding pattern.
         """
         pk = self._require_pk("lookup")
-        found = self._native.lookup(keys_batch([key], self.schema, pk))
+        found = self._native.lookup(keys_batch([key], self.schema, pk), insert_if_not_exists)
         rows = found.to_pylist()
         return rows[0] if rows else None
 
-    def lookup_many(self, keys: Any) -> pa.Table:
-        """The rows of many primary keys (those that exist), as a :class:`pyarrow.Table`."""
+    def lookup_many(self, keys: Any, *, insert_if_not_exists: bool = False) -> pa.Table:
+        """The rows of many primary keys (those that exist), as a :class:`pyarrow.Table`.
+
+        ``insert_if_not_exists`` as in :meth:`lookup`.
+        """
         pk = self._require_pk("lookup")
         if is_tabular(keys):
             batches = list(to_batches(keys, self.schema))
             if not batches:
                 return self.schema.empty_table()
-            found = [self._native.lookup(b) for b in batches]
+            found = [self._native.lookup(b, insert_if_not_exists) for b in batches]
         else:
-            found = [self._native.lookup(keys_batch(list(keys), self.schema, pk))]
+            found = [self._native.lookup(keys_batch(list(keys), self.schema, pk),
+                                         insert_if_not_exists)]
         return pa.Table.from_batches(found, schema=self.schema)
 
     def prefix_lookup(self, prefix: Any) -> pa.Table:

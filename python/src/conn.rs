@@ -122,7 +122,7 @@ impl PyConnection {
     /// Creates table `name` (`db.table`) with an Arrow `schema`; see `riverlet.Connection`.
     #[pyo3(signature = (name, schema, primary_key = None, partition_by = None, buckets = None,
                         bucket_keys = None, properties = None, custom_properties = None,
-                        comment = None, if_not_exists = false))]
+                        comment = None, if_not_exists = false, auto_increment = None))]
     #[allow(clippy::too_many_arguments)]
     fn create_table(
         &self,
@@ -137,6 +137,7 @@ impl PyConnection {
         custom_properties: Option<BTreeMap<String, String>>,
         comment: Option<String>,
         if_not_exists: bool,
+        auto_increment: Option<String>,
     ) -> PyResult<()> {
         let admin = self.admin()?;
         let path = parse_path(&name)?;
@@ -144,6 +145,9 @@ impl PyConnection {
         let mut sb = Schema::builder().from_columns(columns);
         if let Some(pk) = primary_key {
             sb = sb.primary_key(pk);
+        }
+        if let Some(column) = auto_increment {
+            sb = sb.auto_increment(column);
         }
         let schema = sb.build().py_err()?;
         let mut db = TableDescriptor::builder(schema)
@@ -489,6 +493,22 @@ impl PyTable {
         crate::read::scan(py, self, args)
     }
 
+    /// Deletes the rows matching `filter` (primary-key tables); the number deleted.
+    fn delete_where(&self, py: Python<'_>, filter: Bound<'_, PyAny>) -> PyResult<u64> {
+        crate::modify::delete_where(py, self, &filter)
+    }
+
+    /// Sets columns (`set`: dict or `"col = value, ..."`) of the rows matching `filter`; the
+    /// number updated.
+    fn update_where(
+        &self,
+        py: Python<'_>,
+        filter: Bound<'_, PyAny>,
+        set: Bound<'_, PyAny>,
+    ) -> PyResult<u64> {
+        crate::modify::update_where(py, self, &filter, &set)
+    }
+
     /// The number of rows (log tables: records retained; primary-key tables: keys).
     fn count(&self, py: Python<'_>) -> PyResult<u64> {
         crate::read::count(py, self)
@@ -500,13 +520,16 @@ impl PyTable {
         Ok(self.inner.inner().new_lookuper().py_err()?.prefix_columns())
     }
 
-    /// Looks up the keys of a batch with the primary-key columns; the rows found.
+    /// Looks up the keys of a batch with the primary-key columns; the rows found. With
+    /// `insert_if_not_exists` the server inserts missing keys (auto-increment values assigned).
+    #[pyo3(signature = (keys, insert_if_not_exists = false))]
     fn lookup<'py>(
         &self,
         py: Python<'py>,
         keys: PyArrowType<RecordBatch>,
+        insert_if_not_exists: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::read::lookup(py, self, keys, false)
+        crate::read::lookup(py, self, keys, false, insert_if_not_exists)
     }
 
     /// Prefix lookups of a batch with the prefix columns; every row found.
@@ -515,7 +538,7 @@ impl PyTable {
         py: Python<'py>,
         prefixes: PyArrowType<RecordBatch>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::read::lookup(py, self, prefixes, true)
+        crate::read::lookup(py, self, prefixes, true, false)
     }
 
     /// Starts a subscription from `start` ("full", "earliest", "latest" or a timestamp), of

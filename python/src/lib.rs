@@ -5,6 +5,7 @@
 mod conn;
 mod convert;
 mod errors;
+mod modify;
 mod read;
 mod server;
 mod stream;

@@ -112,9 +112,14 @@ pub fn lookup<'py>(
     table: &PyTable,
     keys: PyArrowType<RecordBatch>,
     prefix: bool,
+    insert_if_not_exists: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     table.ready()?;
-    let lk = table.inner.new_lookuper().py_err()?;
+    let lk = table
+        .inner
+        .new_lookuper()
+        .and_then(|l| l.insert_if_not_exists(insert_if_not_exists))
+        .py_err()?;
     let keys = keys.0;
     let found = py
         .detach(move || {

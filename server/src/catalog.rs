@@ -90,6 +90,8 @@ pub enum MergeEngine {
     FirstRow,
     /// Keep the row with the largest version column value (index of that column).
     Versioned(usize),
+    /// Fold each column with its aggregate function.
+    Aggregation(crate::aggregate::Aggregation),
 }
 
 /// What a delete does on a PK table.
@@ -124,6 +126,8 @@ pub struct TableMeta {
     pub merge_engine: MergeEngine,
     /// Delete behavior.
     pub delete_behavior: DeleteBehavior,
+    /// Index of the auto-increment column (see [`crate::autoinc`]).
+    pub auto_increment: Option<usize>,
     /// `table.kv.format` is INDEXED (else COMPACTED).
     pub kv_indexed: bool,
     /// `table.log.format`.
@@ -206,14 +210,20 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             }
             MergeEngine::Versioned(idx)
         }
-        Some(other) => {
-            return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
-                format!(
-                    "Merge engine '{other}' is not supported by the Riverlet embedded server \
-                     (supported: FIRST_ROW, VERSIONED)."
-                ),
-            ))
+        Some(M::Aggregation) => {
+            let wal = descriptor
+                .property("table.changelog.image")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("wal"));
+            if wal {
+                return Err(fluss(
+                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    "Table with 'AGGREGATION' merge engine does not support 'WAL' changelog image \
+                     mode. Aggregation merge engine tables require FULL changelog image mode for \
+                     correct UNDO recovery. Please set 'table.changelog.image' to 'FULL' or \
+                     remove the setting.",
+                ));
+            }
+            MergeEngine::Aggregation(crate::aggregate::Aggregation::from_schema(schema)?)
         }
     };
     let delete_set = descriptor.property(keys::DELETE_BEHAVIOR).is_some();
@@ -226,7 +236,11 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     let delete_behavior = match (delete_set, descriptor.delete_behavior().map_err(invalid)?) {
         (false, _) if merge_engine != MergeEngine::Default => DeleteBehavior::Ignore,
         (_, D::Allow) => {
-            if merge_engine != MergeEngine::Default {
+            // Aggregation tables may allow deletes (they remove the whole row), as in Fluss.
+            if matches!(
+                merge_engine,
+                MergeEngine::FirstRow | MergeEngine::Versioned(_)
+            ) {
                 return Err(fluss(
                     error_codes::INVALID_CONFIG_EXCEPTION,
                     format!(
@@ -268,6 +282,10 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             partition_keys,
             merge_engine,
             delete_behavior,
+            auto_increment: schema
+                .auto_increment_columns
+                .first()
+                .and_then(|c| schema.column_index(c)),
             kv_indexed: kv_format == KvFormat::Indexed,
             log_format,
             compression,

@@ -9,6 +9,8 @@
 //! `riverlet-server` binary / `riverlet serve` ([`run_cli_serve`]).
 #![warn(missing_docs)]
 
+pub mod aggregate;
+pub mod autoinc;
 pub mod batch;
 pub mod catalog;
 pub mod config;

@@ -1,5 +1,5 @@
 //! Applying a PutKv batch to a KV tablet: merge engines (default with partial updates,
-//! first_row, versioned), delete behaviors, and the changelog Fluss produces for it
+//! first_row, versioned, aggregation (see [`crate::aggregate`])), delete behaviors, and the changelog Fluss produces for it
 //! (+I for a new key, -U/+U for an update, -D for a delete, nothing for a no-op).
 
 use std::collections::HashMap;
@@ -42,7 +42,8 @@ fn decode_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<Datum>> {
     }
 }
 
-fn encode_row(meta: &TableMeta, values: &[Datum]) -> Result<Vec<u8>> {
+/// Encodes a row in the table's KV format.
+pub fn encode_row(meta: &TableMeta, values: &[Datum]) -> Result<Vec<u8>> {
     if meta.kv_indexed {
         riverlet::row::indexed::encode_indexed_row(&meta.types, values)
     } else {
@@ -53,6 +54,57 @@ fn encode_row(meta: &TableMeta, values: &[Datum]) -> Result<Vec<u8>> {
 fn decode_value(meta: &TableMeta, value: &[u8]) -> Result<Vec<Datum>> {
     let (_schema_id, row) = riverlet::row::value::decode_value(value)?;
     decode_row(meta, row)
+}
+
+/// A partition value (its text in the partition name) as a value of the partition column.
+pub fn partition_datum(t: &DataType, text: &str) -> Result<Datum> {
+    let bad = || {
+        Error::from_fluss(
+            error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+            format!("partition value '{text}' is not a valid {t}"),
+        )
+    };
+    Ok(match t.kind {
+        TypeKind::String | TypeKind::Char { .. } => Datum::String(text.to_string()),
+        TypeKind::Boolean => Datum::Boolean(text.parse().map_err(|_| bad())?),
+        TypeKind::TinyInt => Datum::TinyInt(text.parse().map_err(|_| bad())?),
+        TypeKind::SmallInt => Datum::SmallInt(text.parse().map_err(|_| bad())?),
+        TypeKind::Int => Datum::Int(text.parse().map_err(|_| bad())?),
+        TypeKind::BigInt => Datum::BigInt(text.parse().map_err(|_| bad())?),
+        TypeKind::Date => {
+            let parts: Vec<i64> = text
+                .split('-')
+                .map(|p| p.parse::<i64>().map_err(|_| bad()))
+                .collect::<Result<_>>()?;
+            let [y, m, d] = parts[..] else {
+                return Err(bad());
+            };
+            if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+                return Err(bad());
+            }
+            Datum::Date(days_from_civil(y, m, d) as i32)
+        }
+        _ => {
+            return Err(Error::from_fluss(
+                error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                format!(
+                    "the Riverlet embedded server cannot rebuild a partition value of type {t} \
+                     from the partition name"
+                ),
+            ))
+        }
+    })
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Sort key of a version column value (null sorts first).
@@ -68,6 +120,7 @@ fn version_key(d: &Datum) -> (i64, i64) {
 
 /// Validated partial-update target columns (None = full-row write).
 pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<Vec<bool>>> {
+    crate::autoinc::check_target_columns(meta, target)?;
     if target.is_empty() {
         return Ok(None);
     }
@@ -86,7 +139,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
         return Ok(None);
     }
     match meta.merge_engine {
-        MergeEngine::Default => {}
+        MergeEngine::Default | MergeEngine::Aggregation(_) => {}
         MergeEngine::FirstRow => {
             return Err(Error::from_fluss(
                 error_codes::UNKNOWN_SERVER_ERROR,
@@ -133,13 +186,15 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     Ok(Some(mask))
 }
 
-/// Computes the effect of a KV batch (`records`: key, optional row bytes) on `kv`.
+/// Computes the effect of a KV batch (`records`: key, optional row bytes) on `kv`;
+/// `next_id` gives the auto-increment value of each inserted key (tables with such a column).
 pub fn apply_batch(
     meta: &TableMeta,
     kv: &KvTablet,
     schema_id: i16,
     records: &[(Vec<u8>, Option<Vec<u8>>)],
     target: Option<&[bool]>,
+    next_id: &mut dyn FnMut() -> Result<i64>,
 ) -> Result<KvWrite> {
     let mut out = KvWrite::default();
     // values written earlier in this batch win over the stored state
@@ -200,7 +255,7 @@ pub fn apply_batch(
                     Some(v) => Some(decode_value(meta, v)?),
                     None => None,
                 };
-                let (new_row, value) = match (&meta.merge_engine, &old_row, target) {
+                let (mut new_row, mut value) = match (&meta.merge_engine, &old_row, target) {
                     (MergeEngine::FirstRow, Some(_), _) => continue,
                     (MergeEngine::Versioned(idx), Some(o), _) => {
                         if version_key(&o[*idx]) > version_key(&new_row_in[*idx]) {
@@ -209,7 +264,13 @@ pub fn apply_batch(
                         let v = riverlet::row::value::encode_value(schema_id, row_bytes);
                         (new_row_in, v)
                     }
-                    (MergeEngine::Default, _, Some(mask)) => {
+                    (MergeEngine::Aggregation(agg), Some(o), _) => {
+                        let merged = agg.merge(&meta.types, o, &new_row_in, target)?;
+                        let bytes = encode_row(meta, &merged)?;
+                        let v = riverlet::row::value::encode_value(schema_id, &bytes);
+                        (merged, v)
+                    }
+                    (MergeEngine::Default | MergeEngine::Aggregation(_), _, Some(mask)) => {
                         let pk_only = mask
                             .iter()
                             .enumerate()
@@ -240,6 +301,15 @@ pub fn apply_batch(
                         (new_row_in, v)
                     }
                 };
+                if let (None, Some(idx)) = (&old_row, meta.auto_increment) {
+                    let id = next_id()?;
+                    new_row[idx] = match meta.types[idx].kind {
+                        TypeKind::Int => Datum::Int(id as i32),
+                        _ => Datum::BigInt(id),
+                    };
+                    let bytes = encode_row(meta, &new_row)?;
+                    value = riverlet::row::value::encode_value(schema_id, &bytes);
+                }
                 match old_row {
                     None => {
                         out.change_types.push(ChangeType::Insert);
@@ -258,4 +328,30 @@ pub fn apply_batch(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_values_become_typed_values() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2024, 3, 1), 19_783);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        assert_eq!(
+            partition_datum(&DataType::date(), "2024-03-01").unwrap(),
+            Datum::Date(19_783)
+        );
+        assert_eq!(
+            partition_datum(&DataType::bigint(), "-5").unwrap(),
+            Datum::BigInt(-5)
+        );
+        assert_eq!(
+            partition_datum(&DataType::string(), "eu").unwrap(),
+            Datum::String("eu".into())
+        );
+        assert!(partition_datum(&DataType::int(), "x").is_err());
+        assert!(partition_datum(&DataType::date(), "2024-13-01").is_err());
+    }
 }

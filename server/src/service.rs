@@ -262,7 +262,12 @@ impl Server {
                 Ok(self.fetch_log(req).await?.encode_to_vec())
             }
             ApiKey::ListOffsets => blocking!(ListOffsetsRequest, list_offsets),
-            ApiKey::Lookup => blocking!(LookupRequest, lookup),
+            ApiKey::Lookup => {
+                // A lookup with insert_if_not_exists may have appended to the changelog.
+                let r: Result<Vec<u8>> = blocking!(LookupRequest, lookup);
+                self.appended.notify_waiters();
+                r
+            }
             ApiKey::PrefixLookup => blocking!(PrefixLookupRequest, prefix_lookup),
             ApiKey::LimitScan => blocking!(LimitScanRequest, limit_scan),
             ApiKey::ScanKv => blocking!(ScanKvRequest, scan_kv),
@@ -960,10 +965,28 @@ impl Server {
         if let SequenceCheck::Duplicate(m) = g.log.check_sequence(writer_id, seq)? {
             return Ok(m.last_offset + 1);
         }
+        self.write_kv(meta, g, &records, target, writer_id, seq)
+    }
+
+    /// Applies KV records to a bucket (merge engine, auto-increment values), appends their
+    /// changelog and commits the state; the new log end offset.
+    fn write_kv(
+        &self,
+        meta: &TableMeta,
+        g: &mut Bucket,
+        records: &[(Vec<u8>, Option<Vec<u8>>)],
+        target: Option<&[bool]>,
+        writer_id: i64,
+        seq: i32,
+    ) -> Result<i64> {
+        let latest = meta.entry.schema_id as i16;
         let kv =
             g.kv.as_mut()
-                .ok_or_else(|| Error::internal(format!("{tb} has no KV tablet")))?;
-        let w = merge::apply_batch(meta, kv, latest, &records, target)?;
+                .ok_or_else(|| Error::internal(format!("{} has no KV tablet", meta.path())))?;
+        let table_id = meta.entry.id;
+        let w = merge::apply_batch(meta, kv, latest, records, target, &mut || {
+            self.tablets.sequences.next(table_id)
+        })?;
         let rb = riverlet::row::arrow_rows::rows_to_record_batch(
             &meta.arrow_schema,
             &meta.types,
@@ -981,6 +1004,84 @@ impl Server {
         let leo = g.log.log_end_offset();
         kv.commit(leo, w.mutations)?;
         Ok(leo)
+    }
+
+    /// Lookup with insert-if-not-exists (Fluss's dictionary-encoding pattern): every missing key
+    /// is inserted as a write of only the primary-key columns (other columns null, the
+    /// auto-increment column assigned), as Fluss's ReplicaManager does before it looks the keys
+    /// up again.
+    fn insert_missing_keys(
+        &self,
+        meta: &TableMeta,
+        tb: &TableBucket,
+        bucket: &std::sync::RwLock<Bucket>,
+        keys: &[Vec<u8>],
+    ) -> Result<()> {
+        let mut g = write_bucket(bucket);
+        let g = &mut *g;
+        let kv =
+            g.kv.as_ref()
+                .ok_or_else(|| Error::internal("no KV tablet"))?;
+        // In request order (the order values are assigned in), each key once.
+        let mut missing: Vec<&Vec<u8>> = Vec::new();
+        for k in keys {
+            if kv.get(k).is_none() && !missing.contains(&k) {
+                missing.push(k);
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let pk_targets: Vec<i32> = meta.pk_indexes.iter().map(|i| *i as i32).collect();
+        let target = merge::check_target_columns(meta, &pk_targets)?;
+        let partition_cols: Vec<usize> = meta
+            .partition_keys
+            .iter()
+            .filter_map(|k| meta.descriptor.schema.column_index(k))
+            .collect();
+        let key_cols: Vec<usize> = meta
+            .pk_indexes
+            .iter()
+            .copied()
+            .filter(|i| !partition_cols.contains(i))
+            .collect();
+        let key_types: Vec<_> = key_cols.iter().map(|i| meta.types[*i].clone()).collect();
+        let mut template = vec![riverlet::row::Datum::Null; meta.types.len()];
+        if let Some(pid) = tb.partition_id {
+            let (_, partition) = lock(&self.catalog).partition_by_id(pid).ok_or_else(|| {
+                fluss(
+                    error_codes::PARTITION_NOT_EXISTS,
+                    format!("partition {pid} of {} does not exist", meta.path()),
+                )
+            })?;
+            for (col, (_, text)) in partition_cols.iter().zip(&partition.spec) {
+                template[*col] = merge::partition_datum(&meta.types[*col], text).map_err(|e| {
+                    e.context(format!(
+                        "lookup with insert_if_not_exists in partition '{}' of {}",
+                        partition.name,
+                        meta.path()
+                    ))
+                })?;
+            }
+        }
+        let mut records = Vec::with_capacity(missing.len());
+        for key in missing {
+            let values = riverlet::row::key::decode_key(&key_types, key)?;
+            let mut row = template.clone();
+            for (col, v) in key_cols.iter().zip(values) {
+                row[*col] = v;
+            }
+            records.push((key.clone(), Some(merge::encode_row(meta, &row)?)));
+        }
+        self.write_kv(
+            meta,
+            g,
+            &records,
+            target.as_deref(),
+            crate::writers::NO_WRITER_ID,
+            -1,
+        )?;
+        Ok(())
     }
 
     fn kv_bucket_check(meta: &TableMeta, tb: &TableBucket) -> Result<()> {
@@ -1001,13 +1102,12 @@ impl Server {
                 let (tb, bucket) = self.bucket(meta, b.partition_id, b.bucket_id)?;
                 Self::kv_bucket_check(meta, &tb)?;
                 if r.insert_if_not_exists == Some(true) {
-                    return Err(fluss(
-                        error_codes::UNKNOWN_SERVER_ERROR,
-                        "Lookup with insert_if_not_exists is not supported by the Riverlet embedded server.",
-                    ));
+                    self.insert_missing_keys(meta, &tb, &bucket, &b.keys)?;
                 }
                 let g = read_bucket(&bucket);
-                let kv = g.kv.as_ref().ok_or_else(|| Error::internal("no KV tablet"))?;
+                let kv =
+                    g.kv.as_ref()
+                        .ok_or_else(|| Error::internal("no KV tablet"))?;
                 Ok(b.keys
                     .iter()
                     .map(|k| PbValue {

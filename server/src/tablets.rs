@@ -56,6 +56,8 @@ pub struct Tablets {
     log_cfg: LogConfig,
     kv_snapshot_bytes: u64,
     map: Mutex<HashMap<TableBucket, Arc<RwLock<Bucket>>>>,
+    /// Auto-increment sequences of the tables that have such a column.
+    pub sequences: crate::autoinc::Sequences,
 }
 
 fn table_dir(root: &Path, table_id: i64, partition_id: Option<i64>) -> PathBuf {
@@ -78,6 +80,7 @@ impl Tablets {
             },
             kv_snapshot_bytes: cfg.kv_snapshot_wal_bytes,
             map: Mutex::new(HashMap::new()),
+            sequences: crate::autoinc::Sequences::new(cfg.data_dir.join("tablets")),
         }
     }
 
@@ -128,6 +131,7 @@ impl Tablets {
         });
         drop(map);
         if all_partitions {
+            self.sequences.drop_table(table_id);
             if let Ok(rd) = std::fs::read_dir(&self.root) {
                 for e in rd.flatten() {
                     let n = e.file_name().to_string_lossy().to_string();

@@ -391,9 +391,17 @@ async fn merge_engines_and_delete_behaviors() {
         .await
         .unwrap_err();
     assert_eq!(e.0, error_codes::DELETION_DISABLED_EXCEPTION);
-    // unsupported merge engine and allow+first_row are rejected at creation
+    // an aggregate function the column type cannot take (sum of a STRING), WAL changelog
+    // images for aggregation, and allow+first_row are rejected at creation
     for props in [
-        vec![("table.merge-engine", "aggregation")],
+        vec![
+            ("table.merge-engine", "aggregation"),
+            ("fields.name.agg", "sum"),
+        ],
+        vec![
+            ("table.merge-engine", "aggregation"),
+            ("table.changelog.image", "wal"),
+        ],
         vec![
             ("table.merge-engine", "first_row"),
             ("table.delete.behavior", "allow"),

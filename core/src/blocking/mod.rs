@@ -24,7 +24,8 @@ use arrow_schema::SchemaRef;
 use crate::client::{self, ClientConfig, OffsetSpec, PartitionInfo};
 use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::row::Datum;
-use crate::write::{self, WriteFuture};
+use crate::scan::Expr;
+use crate::write::{self, Assignments, WriteFuture};
 use crate::Result;
 
 pub use crate::scan::{BucketOffset, Filter, ReadRequest, StartupMode, SubscribeRequest};
@@ -229,6 +230,16 @@ impl Table {
             t.new_upsert_writer(refs.as_deref())
         })?;
         Ok(UpsertWriter { inner })
+    }
+    /// Deletes the rows of this primary-key table that match `filter` and returns how many
+    /// (see [`crate::client::Table::delete_where`]).
+    pub fn delete_where(&self, filter: &Expr) -> Result<u64> {
+        run(self.inner.delete_where(filter))
+    }
+    /// Sets columns of the rows that match `filter` and returns how many rows were updated
+    /// (see [`crate::client::Table::update_where`]).
+    pub fn update_where(&self, filter: &Expr, assignments: &Assignments) -> Result<u64> {
+        run(self.inner.update_where(filter, assignments))
     }
 }
 

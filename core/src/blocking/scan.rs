@@ -94,6 +94,13 @@ impl Lookuper {
     pub fn prefix_columns(&self) -> Vec<String> {
         self.inner.prefix_columns()
     }
+    /// The same lookuper, inserting missing keys (see
+    /// [`crate::scan::Lookuper::insert_if_not_exists`]).
+    pub fn insert_if_not_exists(self, enabled: bool) -> Result<Lookuper> {
+        Ok(Lookuper {
+            inner: self.inner.insert_if_not_exists(enabled)?,
+        })
+    }
     /// Rows found for the keys of `keys` (by column name), in key order.
     pub fn lookup(&self, keys: &RecordBatch) -> Result<RecordBatch> {
         run(self.inner.lookup(keys))

@@ -1,5 +1,6 @@
 //! Fluss metadata: data types and their Arrow mapping, schemas, table descriptors, paths, error codes.
 
+pub mod agg_options;
 pub mod datatype;
 pub mod error_codes;
 pub mod schema;

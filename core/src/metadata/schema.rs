@@ -23,6 +23,22 @@ pub struct AggFunction {
     pub parameters: Vec<(String, String)>,
 }
 
+impl AggFunction {
+    /// A function without parameters, e.g. `AggFunction::new("sum")`.
+    pub fn new(function: impl Into<String>) -> AggFunction {
+        AggFunction {
+            function: function.into(),
+            parameters: Vec::new(),
+        }
+    }
+
+    /// The same function with a parameter, e.g. `("delimiter", ";")` for `listagg`.
+    pub fn with_parameter(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.parameters.push((name.into(), value.into()));
+        self
+    }
+}
+
 /// One table column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
@@ -232,6 +248,20 @@ impl SchemaBuilder {
         self
     }
 
+    /// Sets the aggregate function of the last column added (for a table with the aggregation
+    /// merge engine), e.g. `AggFunction::new("sum")`.
+    pub fn with_agg_function(mut self, function: AggFunction) -> Self {
+        match self.columns.last_mut() {
+            Some(c) => c.agg_function = Some(function),
+            None => {
+                self.error.get_or_insert(Error::invalid(
+                    "with_agg_function(...) must be called after a column definition",
+                ));
+            }
+        }
+        self
+    }
+
     /// Adds existing columns: ids are kept when all have one, else assigned in order.
     pub fn from_columns(mut self, columns: Vec<Column>) -> Self {
         let all_set = columns.iter().all(|c| c.id != UNKNOWN_COLUMN_ID);
@@ -330,10 +360,35 @@ impl SchemaBuilder {
                 "Auto increment column can only be used in primary-key table.",
             ));
         }
+        if self.auto_increment.len() > 1 {
+            return Err(Error::invalid(
+                "Multiple auto increment columns are not supported yet.",
+            ));
+        }
+        let pk = self.primary_key.as_deref().unwrap_or_default();
         for a in &self.auto_increment {
-            if !columns.iter().any(|c| &c.name == a) {
+            let Some(col) = columns.iter().find(|c| &c.name == a) else {
                 return Err(Error::invalid(format!(
                     "Auto increment column {a} does not exist in table columns"
+                )));
+            };
+            if pk.contains(a) {
+                return Err(Error::invalid(
+                    "Auto increment column can not be used as the primary key.",
+                ));
+            }
+            if !matches!(col.data_type.kind, TypeKind::Int | TypeKind::BigInt) {
+                return Err(Error::invalid(
+                    "The data type of auto increment column must be INT or BIGINT.",
+                ));
+            }
+        }
+        for c in &columns {
+            if c.agg_function.is_some() && pk.contains(&c.name) {
+                return Err(Error::invalid(format!(
+                    "Cannot set aggregation function for primary key column '{}'. Primary key \
+                     columns automatically use 'primary-key' aggregation.",
+                    c.name
                 )));
             }
         }

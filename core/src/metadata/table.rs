@@ -507,6 +507,7 @@ impl TableDescriptorBuilder {
                 )));
             }
         }
+        super::agg_options::apply_agg_options(&mut d)?;
         Ok(d)
     }
 }

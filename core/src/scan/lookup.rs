@@ -31,6 +31,8 @@ pub struct Lookuper {
     partition_cols: Vec<usize>,
     /// Prefix-lookup columns (table indexes, schema order): partition keys and bucket keys.
     prefix_cols: Vec<usize>,
+    /// Missing keys are inserted by the server (see [`Lookuper::insert_if_not_exists`]).
+    insert_if_not_exists: bool,
 }
 
 type Group = (Option<i64>, i32);
@@ -71,7 +73,41 @@ impl Lookuper {
             bucket_types,
             partition_cols,
             prefix_cols,
+            insert_if_not_exists: false,
         })
+    }
+
+    /// The same lookuper, but a key that does not exist is inserted by the server (only its
+    /// primary-key columns; other columns null, an auto-increment column assigned) and its new
+    /// row returned: Fluss's lookup with insert-if-not-exists, the dictionary-encoding pattern
+    /// with an auto-increment column. Fails, as Fluss's client does, when the table has NOT NULL
+    /// columns outside the primary key and the auto-increment column (nothing could fill them).
+    pub fn insert_if_not_exists(mut self, enabled: bool) -> Result<Lookuper> {
+        if enabled {
+            let schema = self.table.info.schema();
+            let not_null: Vec<&str> = schema
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| {
+                    !c.data_type.nullable
+                        && !self.pk_cols.contains(i)
+                        && !schema.auto_increment_columns.contains(&c.name)
+                })
+                .map(|(_, c)| c.name.as_str())
+                .collect();
+            if !not_null.is_empty() {
+                crate::bail_invalid!(
+                    "Lookup with insertIfNotExists enabled cannot be created for table '{}', \
+                     because it contains non-nullable columns that are not primary key columns \
+                     or auto increment columns: [{}].",
+                    self.table.info.table_path,
+                    not_null.join(", ")
+                );
+            }
+        }
+        self.insert_if_not_exists = enabled;
+        Ok(self)
     }
 
     /// The primary-key column names, the order of values in [`Lookuper::lookup_rows`].
@@ -167,7 +203,10 @@ impl Lookuper {
                     keys: items.iter().map(|(_, k)| k.clone()).collect(),
                     ..Default::default()
                 }],
-                ..Default::default()
+                // Fluss needs acks and a timeout for the write an insert makes.
+                insert_if_not_exists: self.insert_if_not_exists.then_some(true),
+                acks: self.insert_if_not_exists.then_some(-1),
+                timeout_ms: self.insert_if_not_exists.then_some(30_000),
             };
             let resp = self
                 .table
@@ -265,6 +304,12 @@ impl Lookuper {
         prefixes: &[Vec<Datum>],
     ) -> Result<Vec<Vec<Vec<Datum>>>> {
         let path = table_name(&self.table);
+        if self.insert_if_not_exists {
+            crate::bail_invalid!(
+                "insertIfNotExists cannot be enabled for prefix key lookup, as currently we only \
+                 support insertIfNotExists for primary key lookup (table '{path}')."
+            );
+        }
         let pk_minus_part: Vec<usize> = self.key_pos.iter().map(|p| self.pk_cols[*p]).collect();
         if self.bucket_cols == pk_minus_part {
             crate::bail_invalid!(

@@ -12,11 +12,16 @@
 //! nor duplicate rows. Batches are encoded and compressed off the writer's event loop, on
 //! tokio's blocking pool. The bytes buffered per writer are bounded by
 //! `buffer_memory` ([`AppendWriter::ready`] waits for room).
+//!
+//! DELETE and UPDATE by condition ([`crate::client::Table::delete_where`],
+//! [`crate::client::Table::update_where`] with [`Assignments`]) read the matching rows and
+//! write them through an [`UpsertWriter`] (module `modify`).
 
 mod append;
 mod bucket;
 mod core;
 mod future;
+mod modify;
 mod route;
 mod upsert;
 
@@ -24,6 +29,7 @@ pub use crate::client::{NoKeyAssigner, WriterConfig};
 pub use append::AppendWriter;
 pub use bucket::BucketAssigner;
 pub use future::WriteFuture;
+pub use modify::Assignments;
 pub use upsert::UpsertWriter;
 
 use crate::client::Table;

@@ -534,6 +534,40 @@ fn convert(column: &str, col: &ArrayRef, value: &Literal) -> Result<Rhs> {
     Ok(Rhs::Scalar(col.clone(), scalar))
 }
 
+/// The literal as a one-element array of `col_type`, converted exactly (the rules of filter
+/// literals: strings are read for DATE, TIME and TIMESTAMP columns, numbers may change type when
+/// the value is kept). A value the type cannot hold exactly (`2.5` for an INT column, `1000` for
+/// a TINYINT, `1.255` for a DECIMAL(10, 2)) or of a wrong type is an error naming the column.
+/// NULL gives a null element.
+pub fn literal_array(column: &str, col_type: &ArrowType, value: &Literal) -> Result<ArrayRef> {
+    if matches!(value, Literal::Null) {
+        return Ok(arrow_array::new_null_array(col_type, 1));
+    }
+    let inexact = || {
+        Error::invalid(format!(
+            "column '{column}' has type {} which cannot hold the value {value} exactly",
+            arrow_type_name(col_type)
+        ))
+    };
+    if let Some(placed) = place_literal(column, col_type, value)? {
+        return match placed {
+            Placed::Exact(v) => int_scalar(col_type, v),
+            _ => Err(inexact()),
+        };
+    }
+    match convert(column, &arrow_array::new_empty_array(col_type), value)? {
+        Rhs::Scalar(_, scalar) if scalar.data_type() == col_type => Ok(scalar),
+        Rhs::Scalar(_, scalar) => {
+            // A cast that cannot keep the value (a BINARY(n) of another length) gives null.
+            match arrow_cast::cast(&scalar, col_type) {
+                Ok(cast) if cast.null_count() == 0 => Ok(cast),
+                _ => Err(inexact()),
+            }
+        }
+        _ => Err(inexact()),
+    }
+}
+
 fn cmp_kernel(op: CompareOp, l: &dyn Array, r: &ArrayRef) -> Result<BooleanArray> {
     use arrow_ord::cmp;
     let r = Scalar::new(r.clone());

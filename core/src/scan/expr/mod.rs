@@ -31,7 +31,7 @@ mod prune;
 mod tests;
 mod types;
 
-pub use eval::filter_batch;
-pub use parse::{parse_filter, MAX_FILTER_DEPTH};
+pub use eval::{filter_batch, literal_array};
+pub use parse::{parse_assignments, parse_filter, MAX_FILTER_DEPTH};
 pub use prune::{partition_may_match, prune_partitions};
 pub use types::{escape_like, CompareOp, Expr, Literal, TermOp};

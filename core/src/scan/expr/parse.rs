@@ -450,6 +450,43 @@ pub fn parse_filter(text: &str) -> Result<Expr> {
     Ok(e)
 }
 
+/// Parses the text form of an UPDATE's assignments, `col = literal [, col = literal ...]`
+/// (e.g. `total_amount = 0, note = 'checked'`), with the literal grammar of [`parse_filter`].
+/// Returns the pairs in the order written; checking them against a table is the caller's job.
+pub fn parse_assignments(text: &str) -> Result<Vec<(String, Literal)>> {
+    let toks = tokenize(text)?;
+    if toks.is_empty() {
+        return Err(Error::invalid(
+            "cannot parse assignments '': they are empty",
+        ));
+    }
+    let mut p = Parser { text, toks, pos: 0 };
+    let mut out = Vec::new();
+    loop {
+        let column = match p.next() {
+            Some(Tok::Ident(s)) => s,
+            Some(Tok::Word(w)) if !is_keyword(&w) => w,
+            _ => {
+                p.pos -= 1;
+                return Err(p.err("expected a column name"));
+            }
+        };
+        if p.next() != Some(Tok::Op("=")) {
+            p.pos -= 1;
+            return Err(p.err(format!("expected '=' after column '{column}'")));
+        }
+        out.push((column, p.literal()?));
+        match p.next() {
+            None => return Ok(out),
+            Some(Tok::Comma) => {}
+            Some(_) => {
+                p.pos -= 1;
+                return Err(p.err("expected ',' between assignments"));
+            }
+        }
+    }
+}
+
 impl std::str::FromStr for Expr {
     type Err = Error;
     fn from_str(s: &str) -> Result<Expr> {

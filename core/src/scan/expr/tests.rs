@@ -512,4 +512,73 @@ fn deeply_nested_filter_text_is_an_error_not_a_stack_overflow() {
         ")".repeat(MAX_FILTER_DEPTH + 1)
     );
     assert!(parse_filter(&over).is_err());
+fn assignments_use_the_literal_grammar() {
+    let a =
+        parse_assignments("total_amount = 0, `note` = 'it''s', day = DATE '2024-01-02'").unwrap();
+    assert_eq!(
+        a,
+        vec![
+            ("total_amount".to_string(), Literal::Int(0)),
+            ("note".to_string(), Literal::String("it's".into())),
+            (
+                "day".to_string(),
+                Literal::date(NaiveDate::from_ymd_opt(2024, 1, 2).unwrap())
+            ),
+        ]
+    );
+    assert_eq!(parse_assignments("x = NULL").unwrap()[0].1, Literal::Null);
+    for bad in ["", "x", "x 1", "x = 1 y = 2", "x = 1,", "= 1", "x = nope"] {
+        let e = parse_assignments(bad).unwrap_err();
+        assert!(e.message().contains("cannot parse"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn literal_arrays_are_exact_values_of_the_column_type() {
+    let value = |t: ArrowType, l: Literal| literal_array("c", &t, &l);
+    let a = value(ArrowType::Int8, Literal::Int(-5)).unwrap();
+    assert_eq!(
+        a.as_primitive::<arrow_array::types::Int8Type>().value(0),
+        -5
+    );
+    let a = value(ArrowType::Decimal128(10, 2), Literal::decimal(95, 1)).unwrap();
+    assert_eq!(
+        a.as_primitive::<arrow_array::types::Decimal128Type>()
+            .value(0),
+        950
+    );
+    let a = value(ArrowType::Date32, Literal::String("2024-01-02".into())).unwrap();
+    assert_eq!(
+        a.as_primitive::<arrow_array::types::Date32Type>().value(0),
+        days_since_epoch(NaiveDate::from_ymd_opt(2024, 1, 2).unwrap())
+    );
+    let a = value(ArrowType::Float32, Literal::Int(3)).unwrap();
+    assert_eq!(
+        a.as_primitive::<arrow_array::types::Float32Type>().value(0),
+        3.0
+    );
+    let a = value(ArrowType::Utf8, Literal::Null).unwrap();
+    assert!(a.is_null(0));
+    let a = value(ArrowType::FixedSizeBinary(2), Literal::Binary(vec![1, 2])).unwrap();
+    assert_eq!(a.data_type(), &ArrowType::FixedSizeBinary(2));
+    for (t, l, needle) in [
+        (ArrowType::Int32, Literal::Float(2.5), "exactly"),
+        (ArrowType::Int8, Literal::Int(1000), "exactly"),
+        (
+            ArrowType::Decimal128(10, 2),
+            Literal::decimal(1255, 3),
+            "exactly",
+        ),
+        (ArrowType::Int32, Literal::String("x".into()), "'x'"),
+        (
+            ArrowType::FixedSizeBinary(2),
+            Literal::Binary(vec![1]),
+            "exactly",
+        ),
+        (ArrowType::Boolean, Literal::Int(1), "BOOLEAN"),
+    ] {
+        let e = value(t.clone(), l).unwrap_err();
+        assert!(e.message().contains("'c'"), "{t}: {e}");
+        assert!(e.message().contains(needle), "{t}: {e}");
+    }
 }
