@@ -29,7 +29,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 
 pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Literal};
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
-pub use lookup::Lookuper;
+pub use lookup::{Lookuper, KEY_INDEX_COLUMN};
 pub use stream::BatchStream;
 pub use subscribe::{ChangeBatch, StartupMode, Subscription};
 pub use time::{parse_timestamp, PinnedRange, TimePoint, TimeRange, TimeZoneSpec};
