@@ -130,10 +130,11 @@ class TableTest extends ServerTestBase {
           VectorSchemaRoot found = t.lookupAsync(keys).get(60, TimeUnit.SECONDS)) {
         assertEquals(List.of(list(2L, "B", "eu")), TestSupport.values(found));
       }
-      assertEquals(List.of("id"), t.prefixLookupColumns());
-      try (VectorSchemaRoot keys = TestSupport.longs(alloc(), "id", 3);
-          VectorSchemaRoot found = t.prefixLookup(keys)) {
-        assertEquals(List.of(list(3L, "C", null)), TestSupport.values(found));
+      // Bucketed by the whole key: a prefix lookup is refused with a typed error.
+      try (VectorSchemaRoot keys = TestSupport.longs(alloc(), "id", 3)) {
+        InvalidArgumentException e =
+            assertThrows(InvalidArgumentException.class, () -> t.prefixLookup(keys));
+        assertTrue(e.getMessage().contains("prefix"), e.getMessage());
       }
       // Read-optimized reads the snapshot only; on a fresh table it is still a valid read.
       readAll(t.scan(ReadOptions.builder().readOptimized(true).build()));
