@@ -40,6 +40,13 @@ class ChildJvmIT {
     assertEquals(0, p.exitValue(), out);
     assertTrue(out.contains("main done"), out);
     assertFalse(out.contains("FATAL ERROR in native method"), out);
-    assertFalse(out.contains("WARNING in native method"), out);
+    // arrow-c-data's own JNI library passes "Lpkg/Class;" descriptors to FindClass (a warning
+    // of -Xcheck:jni that is not ours); any other JNI warning fails the test.
+    for (String line : out.split("\n")) {
+      if (line.contains("WARNING in native method")) {
+        assertTrue(line.contains("JNI FindClass received a bad class descriptor")
+            && !line.contains("io/riverlet"), line);
+      }
+    }
   }
 }
