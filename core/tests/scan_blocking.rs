@@ -45,14 +45,19 @@ fn blocking_scan_count_lookup_subscribe() {
     let tagged = l
         .lookup_with_key_index(&rows_batch(&[(7, "", "eu"), (2, "", "eu"), (1, "", "eu")]))
         .unwrap();
-    assert_eq!(tagged.schema().field(0).name(), riverlet::scan::KEY_INDEX_COLUMN);
+    assert_eq!(
+        tagged.schema().field(0).name(),
+        riverlet::scan::KEY_INDEX_COLUMN
+    );
     let key_index = tagged
         .column(0)
         .as_any()
         .downcast_ref::<arrow_array::Int32Array>()
         .unwrap();
     assert_eq!(key_index.values().to_vec(), vec![1, 2]);
-    let rows = tagged.project(&(1..tagged.num_columns()).collect::<Vec<_>>()).unwrap();
+    let rows = tagged
+        .project(&(1..tagged.num_columns()).collect::<Vec<_>>())
+        .unwrap();
     assert_eq!(ids(&[rows]), vec![2, 1]);
     let mut sub = table.subscribe(StartupMode::Earliest).unwrap();
     let mut n = 0;

@@ -231,9 +231,11 @@ impl Lookuper {
         let mut found = Vec::new();
         for (i, r) in results.into_iter().enumerate() {
             if let Some(row) = r {
-                index.push(i32::try_from(i).map_err(|_| {
-                    Error::invalid(format!("too many lookup keys ({i} and more)"))
-                })?);
+                index.push(
+                    i32::try_from(i).map_err(|_| {
+                        Error::invalid(format!("too many lookup keys ({i} and more)"))
+                    })?,
+                );
                 found.push(row);
             }
         }

@@ -103,7 +103,10 @@ fn build_cache(env: &mut JNIEnv<'_>, vm: JavaVM) -> jni::errors::Result<Cache> {
 /// # Safety
 /// Called by the JVM with a valid `JavaVM` pointer.
 #[no_mangle]
-pub unsafe extern "system" fn JNI_OnLoad(vm: *mut jni::sys::JavaVM, _reserved: *mut c_void) -> jint {
+pub unsafe extern "system" fn JNI_OnLoad(
+    vm: *mut jni::sys::JavaVM,
+    _reserved: *mut c_void,
+) -> jint {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the JVM passes a valid pointer that outlives the library.
         let vm = match unsafe { JavaVM::from_raw(vm) } {
@@ -267,7 +270,9 @@ fn attach_daemon(vm: &JavaVM) -> JniResult<JNIEnv<'static>> {
         }
     };
     if rc != jni::sys::JNI_OK || env_ptr.is_null() {
-        return Err(Error::internal(format!("cannot attach a runtime thread to the JVM ({rc})")).into());
+        return Err(
+            Error::internal(format!("cannot attach a runtime thread to the JVM ({rc})")).into(),
+        );
     }
     ATTACHED.with(|a| *a.borrow_mut() = Some(DetachOnExit(raw_vm)));
     // SAFETY: the pointer was just returned for this thread.

@@ -11,7 +11,10 @@
 //! (native objects behind Java `long`s), [`convert`] (Java values and Arrow C structs),
 //! [`connection`], [`admin`], [`table`] (writes, lookups), [`read`] (scan, count, subscribe),
 //! [`server`] (the embedded server).
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod admin;
 pub mod connection;

@@ -252,7 +252,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_poll<'l>(
                 env.delete_local_ref(js)?;
             }
         }
-        let out = env.new_object_array(2, <&JClass>::from(c.object_class.as_obj()), JObject::null())?;
+        let out =
+            env.new_object_array(2, <&JClass>::from(c.object_class.as_obj()), JObject::null())?;
         env.set_object_array_element(&out, 0, &ids)?;
         env.set_object_array_element(&out, 1, &names_arr)?;
         Ok(out.into_raw())
