@@ -64,6 +64,42 @@ class SubscriptionTest extends ServerTestBase {
   }
 
   @Test
+  void resumeFromACheckpointedPosition() {
+    String db = newDatabase();
+    String name = createTable(db, "log",
+        TableDescriptor.builder(TestSupport.idNameRegion()).bucketCount(2).build());
+    try (Table t = conn.table(name)) {
+      try (VectorSchemaRoot r = rows(alloc(), new Object[] {1L, "a", "eu"},
+          new Object[] {2L, "b", "us"}, new Object[] {3L, "c", "eu"})) {
+        t.append(r);
+      }
+      t.flush();
+      SubscriptionPosition checkpoint;
+      try (Subscription s = t.subscribe(SubscribeOptions.builder(StartupMode.EARLIEST).build())) {
+        assertEquals(3, pollRows(s, 3).size());
+        checkpoint = SubscriptionPosition.parse(s.position().toString());
+      }
+      assertEquals(3L, checkpoint.offsets().stream().mapToLong(BucketOffset::offset).sum());
+      try (VectorSchemaRoot r = rows(alloc(), new Object[] {4L, "d", "us"})) {
+        t.append(r);
+      }
+      t.flush();
+      try (Subscription s = t.subscribe(SubscribeOptions.fromPosition(checkpoint).build())) {
+        List<List<Object>> got = pollRows(s, 1);
+        assertEquals(1, got.size());
+        assertEquals(4L, got.get(0).get(2));
+        assertEquals(List.of(), pollRows(s, 1));
+      }
+      // One bucket only, from the earliest offset.
+      try (Subscription s = t.subscribe(
+          SubscribeOptions.builder(StartupMode.EARLIEST).buckets(0).build())) {
+        assertEquals(1, s.position().offsets().size());
+        assertEquals(0, s.position().offsets().get(0).bucket());
+      }
+    }
+  }
+
+  @Test
   void projectedLogSubscriptionFromLatest() {
     String db = newDatabase();
     String name = createTable(db, "log",

@@ -68,6 +68,50 @@ class TableTest extends ServerTestBase {
   }
 
   @Test
+  void bucketSubsetsPartitionTheTableAndBatchSizeBoundsBatches() throws Exception {
+    String db = newDatabase();
+    String name = createTable(db, "pk4",
+        TableDescriptor.builder(TestSupport.idNameRegion()).primaryKey("id").bucketCount(4).build());
+    try (Table t = conn.table(name)) {
+      Object[][] data = new Object[40][];
+      for (int i = 0; i < 40; i++) {
+        data[i] = new Object[] {(long) i, "n" + i, i % 2 == 0 ? "eu" : "us"};
+      }
+      try (VectorSchemaRoot r = rows(alloc(), data)) {
+        t.upsert(r);
+      }
+      t.flush();
+      // One read per bucket, as Spark and Flink splits do: together every row exactly once.
+      List<Object> all = new ArrayList<>();
+      int nonEmpty = 0;
+      for (int b = 0; b < 4; b++) {
+        List<Object> ids = TestSupport.column(
+            readAll(t.scan(ReadOptions.builder().buckets(b).build())), 0);
+        assertEquals(ids.size(), t.count(ReadOptions.builder().buckets(b).build()));
+        nonEmpty += ids.isEmpty() ? 0 : 1;
+        all.addAll(ids);
+      }
+      assertTrue(nonEmpty > 1, "40 keys hash to more than one of 4 buckets");
+      assertEquals(TestSupport.column(sortedById(readAll(t.scan())), 0),
+          TestSupport.sortedLongs(all));
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+          () -> t.scan(ReadOptions.builder().buckets(9).build()));
+      assertTrue(e.getMessage().contains("9"), e.getMessage());
+
+      try (ArrowReader r = t.scan(ReadOptions.builder().batchSize(7).build())) {
+        int total = 0;
+        while (r.loadNextBatch()) {
+          int n = r.getVectorSchemaRoot().getRowCount();
+          assertTrue(n <= 7, "batch of " + n);
+          total += n;
+        }
+        assertEquals(40, total);
+      }
+      assertThrows(InvalidArgumentException.class, () -> ReadOptions.builder().limit(-1));
+    }
+  }
+
+  @Test
   void appendAnArrowReader() throws Exception {
     String db = newDatabase();
     String src = createTable(db, "src", TableDescriptor.builder(TestSupport.idNameRegion()).build());
