@@ -15,8 +15,13 @@ class SubscriptionTest extends ServerTestBase {
 
   /** Polls until {@code n} rows arrived (or 200 polls passed); returns (type, offset, id). */
   private static List<List<Object>> pollRows(Subscription s, int n) {
+    return pollRows(s, n, 200);
+  }
+
+  /** Polls until {@code n} rows arrived or {@code polls} polls passed. */
+  private static List<List<Object>> pollRows(Subscription s, int n, int polls) {
     List<List<Object>> out = new ArrayList<>();
-    for (int i = 0; i < 200 && out.size() < n; i++) {
+    for (int i = 0; i < polls && out.size() < n; i++) {
       for (ChangeBatch b : s.poll(Duration.ofMillis(100))) {
         try (b) {
           for (int r = 0; r < b.rowCount(); r++) {
@@ -59,7 +64,7 @@ class SubscriptionTest extends ServerTestBase {
       assertEquals(1, pos.offsets().size());
       assertEquals(4L, pos.offset(null, 0));
       assertEquals(pos, SubscriptionPosition.parse(pos.toString()));
-      assertEquals(List.of(), pollRows(s, 1));
+      assertEquals(List.of(), pollRows(s, 1, 5));
     }
   }
 
@@ -88,7 +93,7 @@ class SubscriptionTest extends ServerTestBase {
         List<List<Object>> got = pollRows(s, 1);
         assertEquals(1, got.size());
         assertEquals(4L, got.get(0).get(2));
-        assertEquals(List.of(), pollRows(s, 1));
+        assertEquals(List.of(), pollRows(s, 1, 5));
       }
       // One bucket only, from the earliest offset.
       try (Subscription s = t.subscribe(
