@@ -55,6 +55,9 @@ pub fn string_array(
     Ok(Some(out))
 }
 
+/// Key, value pairs (a partition spec, properties).
+pub type Pairs = Vec<(String, String)>;
+
 /// A flattened `key, value, key, value...` `String[]` as pairs.
 pub fn pairs(
     env: &mut JNIEnv<'_>,
@@ -283,7 +286,7 @@ pub fn pairs_array_field(
     env: &mut JNIEnv<'_>,
     obj: &JObject<'_>,
     field: &str,
-) -> JniResult<Option<Vec<Vec<(String, String)>>>> {
+) -> JniResult<Option<Vec<Pairs>>> {
     let v = env.get_field(obj, field, "[[Ljava/lang/String;")?.l()?;
     if v.is_null() {
         return Ok(None);

@@ -47,7 +47,11 @@ fn partitions(
     Ok(Some(out))
 }
 
-fn usize_field(env: &mut JNIEnv<'_>, options: &JObject<'_>, field: &str) -> JniResult<Option<usize>> {
+fn usize_field(
+    env: &mut JNIEnv<'_>,
+    options: &JObject<'_>,
+    field: &str,
+) -> JniResult<Option<usize>> {
     let v = env.get_field(options, field, "J")?.j()?;
     if v < 0 {
         return Ok(None);
