@@ -66,7 +66,13 @@ fn blocking_scan_count_lookup_subscribe() {
     let rows = tagged
         .project(&(1..tagged.num_columns()).collect::<Vec<_>>())
         .unwrap();
-    assert_eq!(ids(&[rows]), vec![2, 1]);
+    assert_eq!(ids(&[rows]), vec![1, 2]);
+    // Key order: the first row answers key #1 (id 2).
+    let id_col = tagged.column_by_name("id").unwrap();
+    assert_eq!(
+        arrow_cast::display::array_value_to_string(id_col, 0).unwrap(),
+        "2"
+    );
     let mut sub = table
         .subscribe(&SubscribeRequest::new(StartupMode::Earliest))
         .unwrap();
