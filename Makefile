@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-rust lint bench
+.PHONY: demo test test-rust lint bench jar
 
 demo:
 	$(CARGO) run -q -p riverlet-cli -- demo
@@ -12,6 +12,10 @@ test:
 
 test-rust:
 	$(CARGO) test --workspace --all-targets
+
+# The JVM binding's JAR (release native library inside): java/riverlet-java/target/riverlet-java-*.jar
+jar:
+	mvn -T1 -B -q -f java/pom.xml -DskipTests package
 
 lint:
 	$(CARGO) fmt --all -- --check

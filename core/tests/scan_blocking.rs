@@ -49,6 +49,30 @@ fn blocking_scan_count_lookup_subscribe() {
     let l = table.new_lookuper().unwrap();
     let found = l.lookup(&rows_batch(&[(2, "", "eu")])).unwrap();
     assert_eq!(ids(&[found]), vec![2]);
+    // Keys 7 (absent), 2 and 1: rows for keys #1 and #2 only, each tagged with its key's row.
+    let tagged = l
+        .lookup_with_key_index(&rows_batch(&[(7, "", "eu"), (2, "", "eu"), (1, "", "eu")]))
+        .unwrap();
+    assert_eq!(
+        tagged.schema().field(0).name(),
+        riverlet::scan::KEY_INDEX_COLUMN
+    );
+    let key_index = tagged
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow_array::Int32Array>()
+        .unwrap();
+    assert_eq!(key_index.values().to_vec(), vec![1, 2]);
+    let rows = tagged
+        .project(&(1..tagged.num_columns()).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(ids(&[rows]), vec![1, 2]);
+    // Key order: the first row answers key #1 (id 2).
+    let id_col = tagged.column_by_name("id").unwrap();
+    assert_eq!(
+        arrow_cast::display::array_value_to_string(id_col, 0).unwrap(),
+        "2"
+    );
     let mut sub = table
         .subscribe(&SubscribeRequest::new(StartupMode::Earliest))
         .unwrap();

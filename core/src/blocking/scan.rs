@@ -105,6 +105,11 @@ impl Lookuper {
     pub fn lookup(&self, keys: &RecordBatch) -> Result<RecordBatch> {
         run(self.inner.lookup(keys))
     }
+    /// The rows found with the key-index column first (see
+    /// [`crate::scan::Lookuper::lookup_with_key_index`]).
+    pub fn lookup_with_key_index(&self, keys: &RecordBatch) -> Result<RecordBatch> {
+        run(self.inner.lookup_with_key_index(keys))
+    }
     /// One optional row per key.
     pub fn lookup_rows(&self, keys: &[Vec<Datum>]) -> Result<Vec<Option<Vec<Datum>>>> {
         run(self.inner.lookup_rows(keys))

@@ -30,7 +30,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 
 pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Literal, TermOp};
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
-pub use lookup::Lookuper;
+pub use lookup::{Lookuper, KEY_INDEX_COLUMN};
 pub use request::{
     BucketOffset, Filter, ReadRequest, SubscribeRequest, READ_OPTION_KEYS, SUBSCRIBE_OPTION_KEYS,
 };
