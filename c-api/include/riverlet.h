@@ -195,6 +195,9 @@ typedef struct RiverletTableOptions {
   size_t num_properties;
   // A comment, or NULL.
   const char *comment;
+  // The auto-increment column (INT or BIGINT, not in the primary key), or NULL: the server
+  // assigns its values to new keys, and writes must name their columns without it.
+  const char *auto_increment_column;
 } RiverletTableOptions;
 
 // A function Riverlet calls with each warning: its kind (`RIVERLET_WARNING_*`), its message
@@ -392,6 +395,44 @@ const char *riverlet_status_name(int32_t status);
 // freed everything it created. Meant for leak checks in tests: LeakSanitizer cannot see a
 // forgotten handle, because Riverlet still references it.
 size_t riverlet_live_handles(void);
+
+// Deletes every row of a primary-key table matching `filter` (`DELETE FROM t WHERE filter`)
+// and writes how many rows were deleted to `*out_count`.
+//
+// `filter` is the text form of a read's filter, e.g. `"total_amount > 100"` or
+// `"shop_id = 1 AND user_id = 2"` (equality on every primary-key column deletes by key; any
+// other condition reads the table, pruned by partition, and deletes the matching keys).
+// UNSUPPORTED for log tables, tables with a merge engine and tables whose
+// `table.delete.behavior` is `disable`; with `ignore` nothing is deleted and the count is 0.
+// Not atomic: rows written after the statement's read starts are not affected, and a failure
+// part-way leaves the rows already deleted deleted.
+enum RiverletStatus riverlet_table_delete_where(const struct RiverletTable *table,
+                                                const char *filter,
+                                                uint64_t *out_count);
+
+// Sets columns of every row of a primary-key table matching `filter` (`UPDATE t SET
+// assignments WHERE filter`) and writes how many rows were updated to `*out_count`.
+//
+// `assignments` is `"col = literal [, col = literal ...]"` with the filter's literals
+// (`"total_amount = 0, note = 'checked', day = DATE '2024-01-01'"`); each value is converted
+// exactly to its column's type (INVALID_ARGUMENT naming the column otherwise). Primary-key and
+// partition columns cannot be set (UNSUPPORTED naming the column). Each matching row is
+// written back whole, so a concurrent write to it may be overwritten (not atomic, as in
+// Fluss).
+enum RiverletStatus riverlet_table_update_where(const struct RiverletTable *table,
+                                                const char *filter,
+                                                const char *assignments,
+                                                uint64_t *out_count);
+
+// `riverlet_table_lookup`, but a key that does not exist is inserted by the server first (its
+// primary-key columns; other columns null, an auto-increment column assigned), so every key
+// has a row in the result: Fluss's lookup with insert-if-not-exists (the dictionary-encoding
+// pattern). INVALID_ARGUMENT when the table has NOT NULL columns outside the primary key and
+// the auto-increment column.
+enum RiverletStatus riverlet_table_lookup_or_insert(const struct RiverletTable *table,
+                                                    struct ArrowArray *keys,
+                                                    const struct ArrowSchema *key_schema,
+                                                    struct ArrowArrayStream *out_stream);
 
 // Writes a stream of the partitions of `database`.`table` into `*out_stream`: columns
 // partition_id (int64), partition_name (utf8, the values joined by '$') and partition_spec

@@ -523,7 +523,13 @@ fn blocking_delete_and_update_where() {
     let n = table.delete_where(&f("num_orders = 0")).unwrap();
     assert_eq!(n, 2);
     assert_eq!(
-        rows_of(&table.scan().collect().unwrap()),
+        rows_of(
+            &table
+                .read(&riverlet::scan::ReadRequest::default())
+                .unwrap()
+                .read_all()
+                .unwrap()
+        ),
         vec![
             (10000, 123456, Some(3), Some(7)),
             (20000, 3, Some(5), Some(7)),

@@ -460,7 +460,12 @@ pub fn parse_assignments(text: &str) -> Result<Vec<(String, Literal)>> {
             "cannot parse assignments '': they are empty",
         ));
     }
-    let mut p = Parser { text, toks, pos: 0 };
+    let mut p = Parser {
+        text,
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let mut out = Vec::new();
     loop {
         let column = match p.next() {

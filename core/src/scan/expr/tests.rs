@@ -512,6 +512,9 @@ fn deeply_nested_filter_text_is_an_error_not_a_stack_overflow() {
         ")".repeat(MAX_FILTER_DEPTH + 1)
     );
     assert!(parse_filter(&over).is_err());
+}
+
+#[test]
 fn assignments_use_the_literal_grammar() {
     let a =
         parse_assignments("total_amount = 0, `note` = 'it''s', day = DATE '2024-01-02'").unwrap();
