@@ -7,7 +7,7 @@ use std::time::Duration;
 use arrow_array::RecordBatchReader;
 use common::{descriptor, ids, rows_batch, TestEnv};
 use riverlet::blocking;
-use riverlet::scan::{StartupMode, TimePoint};
+use riverlet::scan::{ReadRequest, StartupMode, SubscribeRequest};
 
 #[test]
 fn blocking_scan_count_lookup_subscribe() {
@@ -27,21 +27,31 @@ fn blocking_scan_count_lookup_subscribe() {
         .unwrap();
     w.flush().unwrap();
 
-    let reader = table.scan().project(&["id", "name"]).execute().unwrap();
+    let reader = table
+        .read(&ReadRequest {
+            columns: Some(vec!["id".into(), "name".into()]),
+            ..ReadRequest::default()
+        })
+        .unwrap();
     assert_eq!(reader.schema().fields().len(), 2);
     let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
     assert_eq!(ids(&batches), vec![1, 2]);
-    assert_eq!(table.count().unwrap(), 2);
+    assert_eq!(table.count(&ReadRequest::default()).unwrap(), 2);
     let win = table
-        .scan()
-        .between(t0, None::<TimePoint>)
-        .collect()
+        .read(&ReadRequest {
+            start: Some(t0.into()),
+            ..ReadRequest::default()
+        })
+        .unwrap()
+        .read_all()
         .unwrap();
     assert_eq!(ids(&win), vec![1, 2]);
     let l = table.new_lookuper().unwrap();
     let found = l.lookup(&rows_batch(&[(2, "", "eu")])).unwrap();
     assert_eq!(ids(&[found]), vec![2]);
-    let mut sub = table.subscribe(StartupMode::Earliest).unwrap();
+    let mut sub = table
+        .subscribe(&SubscribeRequest::new(StartupMode::Earliest))
+        .unwrap();
     let mut n = 0;
     for _ in 0..50 {
         n += sub

@@ -34,4 +34,4 @@ mod types;
 pub use eval::filter_batch;
 pub use parse::{parse_filter, MAX_FILTER_DEPTH};
 pub use prune::{partition_may_match, prune_partitions};
-pub use types::{escape_like, CompareOp, Expr, Literal};
+pub use types::{escape_like, CompareOp, Expr, Literal, TermOp};

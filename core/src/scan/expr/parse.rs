@@ -261,14 +261,7 @@ impl Parser<'_> {
         };
         if let Some(Tok::Op(op)) = self.peek().cloned() {
             self.pos += 1;
-            let op = match op {
-                "=" => CompareOp::Eq,
-                "!=" => CompareOp::NotEq,
-                "<" => CompareOp::Lt,
-                "<=" => CompareOp::LtEq,
-                ">" => CompareOp::Gt,
-                _ => CompareOp::GtEq,
-            };
+            let op = CompareOp::parse(op).unwrap_or(CompareOp::GtEq);
             let value = self.literal()?;
             return Ok(Expr::Compare { column, op, value });
         }

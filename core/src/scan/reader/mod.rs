@@ -21,7 +21,7 @@ mod plan;
 
 pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, FetchedBatch};
 pub(crate) use pk_view::{latest_view_bucket, values_to_batch};
-pub(crate) use plan::{count, plan, select_partitions, table_name, BucketRead, Plan};
+pub(crate) use plan::{log_count, plan, select_partitions, table_name, BucketRead, Plan};
 
 use fetch::{BucketFetch, BucketPipeline};
 use pk_view::{fold_bucket, read_kv_bucket};
