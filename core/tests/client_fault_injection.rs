@@ -61,7 +61,8 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                 api_versions: NegotiatedVersions::riverlet_api_versions(),
                 server_type: Some(1),
             },
-        ),
+        )
+        .unwrap(),
         1012 => {
             st.metadata_requests += 1;
             let req = MetadataRequest::decode(body).unwrap();
@@ -102,6 +103,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     partition_metadata: vec![],
                 },
             )
+            .unwrap()
         }
         1007 => {
             let req = GetTableInfoRequest::decode(body).unwrap();
@@ -126,6 +128,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     remote_data_dir: None,
                 },
             )
+            .unwrap()
         }
         1026 => {
             st.init_writer_requests += 1;
@@ -135,6 +138,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     writer_id: WRITER_ID,
                 },
             )
+            .unwrap()
         }
         1014 => {
             let req = ProduceLogRequest::decode(body).unwrap();
@@ -204,7 +208,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                     base_offset: Some(end),
                 });
             }
-            encode_success_response_message(request_id, &resp)
+            encode_success_response_message(request_id, &resp).unwrap()
         }
         1021 => {
             let req = ListOffsetsRequest::decode(body).unwrap();
@@ -223,6 +227,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                 })
                 .collect();
             encode_success_response_message(request_id, &ListOffsetsResponse { buckets_resp })
+                .unwrap()
         }
         other => encode_error_response(
             request_id,

@@ -38,7 +38,7 @@ fn api_versions_request_frame_decodes() {
     assert_eq!(req.client_software_name, "fluss-rust");
     assert_eq!(req.client_software_version, "1.0.0");
     // Our encoder writes the same bytes for the same message.
-    let ours = riverlet::rpc::frame::encode_request(1000, 0, 0, &req);
+    let ours = riverlet::rpc::frame::encode_request(1000, 0, 0, &req).unwrap();
     assert_eq!(ours, bytes);
 }
 

@@ -659,11 +659,7 @@ impl Catalog {
             ));
         }
         let spec = Self::ordered_spec(t, spec)?;
-        let name = spec
-            .iter()
-            .map(|(_, v)| v.as_str())
-            .collect::<Vec<_>>()
-            .join("$");
+        let name = riverlet::metadata::PartitionSpec::new(spec.iter().cloned()).partition_name();
         if self.partition_by_name(t, &name).is_some() {
             if ignore {
                 return Ok(None);
@@ -707,11 +703,7 @@ impl Catalog {
             ));
         }
         let spec = Self::ordered_spec(t, spec)?;
-        let name = spec
-            .iter()
-            .map(|(_, v)| v.as_str())
-            .collect::<Vec<_>>()
-            .join("$");
+        let name = riverlet::metadata::PartitionSpec::new(spec.iter().cloned()).partition_name();
         let Some(p) = self.partition_by_name(t, &name) else {
             if ignore {
                 return Ok(None);

@@ -110,7 +110,7 @@ async fn serve_connection(
         if key == ApiKey::Authenticate {
             let resp = authenticate(&server, &body, &authenticated);
             let _ = tx.send(match resp {
-                Ok(b) => frame::encode_success_response(request_id, &b),
+                Ok(b) => success_or_error_frame(request_id, &b),
                 Err((code, msg)) => frame::encode_error_response(request_id, code, &msg),
             });
             continue;
@@ -128,7 +128,7 @@ async fn serve_connection(
         let tx2 = tx.clone();
         tokio::spawn(async move {
             let out = match s.handle(key, header.api_version, body).await {
-                Ok(b) => frame::encode_success_response(request_id, &b),
+                Ok(b) => success_or_error_frame(request_id, &b),
                 Err(e) => frame::encode_error_response(request_id, code_of(&e), e.message()),
             };
             let _ = tx2.send(out);
@@ -189,4 +189,11 @@ fn authenticate(
             "Authentication failed: Invalid username or password".to_string(),
         )),
     }
+}
+
+/// The success frame of a response body, or an error frame naming the problem when the body
+/// cannot be framed (over 2 GiB).
+fn success_or_error_frame(request_id: i32, body: &[u8]) -> Vec<u8> {
+    frame::encode_success_response(request_id, body)
+        .unwrap_or_else(|e| frame::encode_error_response(request_id, code_of(&e), e.message()))
 }

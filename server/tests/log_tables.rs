@@ -576,8 +576,9 @@ async fn malformed_requests_do_not_crash() {
         .await
         .unwrap();
     // unknown key 4242: no answer; then GetTableInfo (1007) with a garbage body: error response
-    let f1 = riverlet::rpc::frame::encode_request_frame(4242, 0, 1, b"xx");
-    let f2 = riverlet::rpc::frame::encode_request_frame(1007, 0, 2, &[0x0a, 0xff, 0xff, 0xff]);
+    let f1 = riverlet::rpc::frame::encode_request_frame(4242, 0, 1, b"xx").unwrap();
+    let f2 =
+        riverlet::rpc::frame::encode_request_frame(1007, 0, 2, &[0x0a, 0xff, 0xff, 0xff]).unwrap();
     s.write_all(&f1).await.unwrap();
     s.write_all(&f2).await.unwrap();
     let mut len = [0u8; 4];

@@ -446,7 +446,7 @@ impl ServerConnection {
             )));
         }
         let request_id = self.allocate_request_id();
-        let frame = frame::encode_request(api_key.id(), api_version, request_id, message);
+        let frame = frame::encode_request(api_key.id(), api_version, request_id, message)?;
         let (reply_tx, reply_rx) = oneshot::channel();
         self.shared.register(request_id, reply_tx)?;
         let _guard = PendingGuard {

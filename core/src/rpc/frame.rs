@@ -80,53 +80,59 @@ pub struct RequestHeader {
     pub request_id: i32,
 }
 
-/// Frame length field for `header_len + payload_len` bytes; panics only if the frame could not
-/// be expressed on the wire at all (more than 2 GiB), which callers check first.
-fn frame_length(header_len: usize, payload_len: usize) -> i32 {
-    let total = header_len
+/// Frame length field for `header_len + payload_len` bytes, or an invalid-argument error when
+/// the frame cannot be expressed on the wire at all (more than 2 GiB).
+fn frame_length(header_len: usize, payload_len: usize) -> Result<i32> {
+    header_len
         .checked_add(payload_len)
         .filter(|n| *n <= MAX_WIRE_FRAME_SIZE)
-        .expect("frame larger than 2 GiB cannot be encoded");
-    total as i32
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "a frame of {header_len} + {payload_len} bytes is over the {MAX_WIRE_FRAME_SIZE}-byte \
+                 limit of Fluss framing; split the request or ask for less per response"
+            ))
+        })
 }
+
+/// Longest error message put in an error frame: an error frame must always be encodable.
+const MAX_ERROR_MESSAGE_BYTES: usize = 64 * 1024;
 
 /// A whole request frame (length prefix included) around an already-encoded body.
 ///
-/// # Panics
-/// If the body is over 2 GiB (not expressible in Fluss framing).
+/// Fails if the body is over 2 GiB (not expressible in Fluss framing).
 pub fn encode_request_frame(
     api_key: i16,
     api_version: i16,
     request_id: i32,
     body: &[u8],
-) -> Vec<u8> {
+) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + REQUEST_HEADER_LENGTH + body.len());
-    out.put_i32(frame_length(REQUEST_HEADER_LENGTH, body.len()));
+    out.put_i32(frame_length(REQUEST_HEADER_LENGTH, body.len())?);
     out.put_i16(api_key);
     out.put_i16(api_version);
     out.put_i32(request_id);
     out.put_slice(body);
-    out
+    Ok(out)
 }
 
 /// A whole request frame encoding `message` straight into the output buffer.
 ///
-/// # Panics
-/// If the encoded message is over 2 GiB.
+/// Fails if the encoded message is over 2 GiB.
 pub fn encode_request<M: Message>(
     api_key: i16,
     api_version: i16,
     request_id: i32,
     message: &M,
-) -> Vec<u8> {
+) -> Result<Vec<u8>> {
     let body_len = message.encoded_len();
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + REQUEST_HEADER_LENGTH + body_len);
-    out.put_i32(frame_length(REQUEST_HEADER_LENGTH, body_len));
+    out.put_i32(frame_length(REQUEST_HEADER_LENGTH, body_len)?);
     out.put_i16(api_key);
     out.put_i16(api_version);
     out.put_i32(request_id);
     message.encode_raw(&mut out);
-    out
+    Ok(out)
 }
 
 /// Splits a request frame (without its length prefix) into header and body.
@@ -153,44 +159,56 @@ pub fn decode_request_header(frame: &[u8]) -> Result<(RequestHeader, &[u8])> {
 
 /// A whole SUCCESS response frame around an already-encoded response body.
 ///
-/// # Panics
-/// If the body is over 2 GiB.
-pub fn encode_success_response(request_id: i32, body: &[u8]) -> Vec<u8> {
+/// Fails if the body is over 2 GiB.
+pub fn encode_success_response(request_id: i32, body: &[u8]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + RESPONSE_HEADER_LENGTH + body.len());
-    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body.len()));
+    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body.len())?);
     out.put_u8(ResponseType::Success as u8);
     out.put_i32(request_id);
     out.put_slice(body);
-    out
+    Ok(out)
 }
 
 /// A whole SUCCESS response frame encoding `message` straight into the output buffer.
 ///
-/// # Panics
-/// If the encoded message is over 2 GiB.
-pub fn encode_success_response_message<M: Message>(request_id: i32, message: &M) -> Vec<u8> {
+/// Fails if the encoded message is over 2 GiB.
+pub fn encode_success_response_message<M: Message>(
+    request_id: i32,
+    message: &M,
+) -> Result<Vec<u8>> {
     let body_len = message.encoded_len();
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + RESPONSE_HEADER_LENGTH + body_len);
-    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body_len));
+    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body_len)?);
     out.put_u8(ResponseType::Success as u8);
     out.put_i32(request_id);
     message.encode_raw(&mut out);
-    out
+    Ok(out)
 }
 
+/// The body of an error frame; the message is clipped (at a character boundary) to
+/// [`MAX_ERROR_MESSAGE_BYTES`], so the frame always fits Fluss framing.
 fn error_body(code: i32, message: &str) -> Vec<u8> {
+    let mut end = message.len().min(MAX_ERROR_MESSAGE_BYTES);
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
     ErrorResponse {
         error_code: code,
-        error_message: Some(message.to_string()),
+        error_message: Some(message[..end].to_string()),
     }
     .encode_to_vec()
+}
+
+/// The length field of an error frame (whose body [`error_body`] keeps small).
+fn error_frame_length(header_len: usize, body: &[u8]) -> i32 {
+    i32::try_from(header_len + body.len()).unwrap_or(i32::MAX)
 }
 
 /// A whole ERROR response frame for request `request_id` with Fluss error `code`.
 pub fn encode_error_response(request_id: i32, code: i32, message: &str) -> Vec<u8> {
     let body = error_body(code, message);
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + RESPONSE_HEADER_LENGTH + body.len());
-    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body.len()));
+    out.put_i32(error_frame_length(RESPONSE_HEADER_LENGTH, &body));
     out.put_u8(ResponseType::Error as u8);
     out.put_i32(request_id);
     out.put_slice(&body);
@@ -201,7 +219,7 @@ pub fn encode_error_response(request_id: i32, code: i32, message: &str) -> Vec<u
 pub fn encode_server_failure(code: i32, message: &str) -> Vec<u8> {
     let body = error_body(code, message);
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + SERVER_FAILURE_HEADER_LENGTH + body.len());
-    out.put_i32(frame_length(SERVER_FAILURE_HEADER_LENGTH, body.len()));
+    out.put_i32(error_frame_length(SERVER_FAILURE_HEADER_LENGTH, &body));
     out.put_u8(ResponseType::ServerFailure as u8);
     out.put_slice(&body);
     out
@@ -357,6 +375,38 @@ mod tests {
     use crate::ErrorKind;
     use proptest::prelude::*;
 
+    #[test]
+    fn frames_over_2_gib_are_errors_not_panics() {
+        for payload in [MAX_WIRE_FRAME_SIZE, usize::MAX] {
+            let e = frame_length(REQUEST_HEADER_LENGTH, payload).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+            assert!(
+                e.message().contains("limit of Fluss framing"),
+                "{}",
+                e.message()
+            );
+        }
+        assert_eq!(
+            frame_length(
+                REQUEST_HEADER_LENGTH,
+                MAX_WIRE_FRAME_SIZE - REQUEST_HEADER_LENGTH
+            )
+            .unwrap(),
+            i32::MAX
+        );
+        // An error frame always encodes: a huge message is clipped, at a character boundary.
+        let message = "é".repeat(MAX_ERROR_MESSAGE_BYTES);
+        let f = encode_error_response(9, 7, &message);
+        match ResponseFrame::decode(Bytes::copy_from_slice(&f[4..])).unwrap() {
+            ResponseFrame::Error { error, .. } => {
+                let text = error.error_message.unwrap_or_default();
+                assert!(text.len() <= MAX_ERROR_MESSAGE_BYTES && text.len() > 1000);
+                assert!(message.starts_with(&text));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn rt() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
             .build()
@@ -384,16 +434,16 @@ mod tests {
             client_software_name: "fluss".into(),
             client_software_version: "0.1.0".into(),
         };
-        assert_eq!(encode_request(1000, 0, 0, &req), expected);
+        assert_eq!(encode_request(1000, 0, 0, &req).unwrap(), expected);
         assert_eq!(
-            encode_request_frame(1000, 0, 0, &req.encode_to_vec()),
+            encode_request_frame(1000, 0, 0, &req.encode_to_vec()).unwrap(),
             expected
         );
     }
 
     #[test]
     fn request_round_trip() {
-        let frame = encode_request_frame(1016, 2, -7, b"abc");
+        let frame = encode_request_frame(1016, 2, -7, b"abc").unwrap();
         assert_eq!(&frame[..4], &11i32.to_be_bytes());
         let (h, body) = decode_request_header(&frame[4..]).unwrap();
         assert_eq!(
@@ -413,7 +463,7 @@ mod tests {
 
     #[test]
     fn response_round_trips() {
-        let f = encode_success_response(42, b"xyz");
+        let f = encode_success_response(42, b"xyz").unwrap();
         assert_eq!(f, [0, 0, 0, 8, 0, 0, 0, 0, 42, b'x', b'y', b'z']);
         match ResponseFrame::decode(Bytes::copy_from_slice(&f[4..])).unwrap() {
             ResponseFrame::Success { request_id, body } => {
@@ -481,8 +531,8 @@ mod tests {
     #[test]
     fn read_frame_stream() {
         rt().block_on(async {
-            let mut data = encode_request_frame(1000, 0, 1, b"hello");
-            data.extend(encode_success_response(1, b""));
+            let mut data = encode_request_frame(1000, 0, 1, b"hello").unwrap();
+            data.extend(encode_success_response(1, b"").unwrap());
             let mut r: &[u8] = &data;
             let a = read_frame(&mut r, 1024).await.unwrap().unwrap();
             assert_eq!(&a[8..], b"hello");
@@ -520,7 +570,7 @@ mod tests {
     fn write_then_read() {
         rt().block_on(async {
             let (mut a, mut b) = tokio::io::duplex(64);
-            let frame = encode_request_frame(1012, 0, 5, &[7u8; 300]);
+            let frame = encode_request_frame(1012, 0, 5, &[7u8; 300]).unwrap();
             let f2 = frame.clone();
             let w = tokio::spawn(async move { write_frame(&mut a, &f2).await });
             let got = read_frame(&mut b, 1 << 20).await.unwrap().unwrap();
@@ -568,7 +618,7 @@ mod tests {
         #[test]
         fn request_header_round_trip(key in any::<i16>(), ver in any::<i16>(), id in any::<i32>(),
                                      body in proptest::collection::vec(any::<u8>(), 0..32)) {
-            let frame = encode_request_frame(key, ver, id, &body);
+            let frame = encode_request_frame(key, ver, id, &body).unwrap();
             let (h, b) = decode_request_header(&frame[4..]).unwrap();
             prop_assert_eq!(h, RequestHeader { api_key: key, api_version: ver, request_id: id });
             prop_assert_eq!(b, &body[..]);

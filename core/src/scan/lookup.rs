@@ -8,7 +8,7 @@ use arrow_array::RecordBatch;
 use super::reader::{table_name, values_to_batch};
 use crate::client::Table;
 use crate::metadata::error_codes;
-use crate::metadata::DataType;
+use crate::metadata::{DataType, PartitionSpec};
 use crate::proto::{
     LookupRequest, PbLookupReqForBucket, PbPrefixLookupReqForBucket, PrefixLookupRequest,
 };
@@ -145,7 +145,8 @@ impl Lookuper {
                 .ok_or_else(|| Error::internal("partition column missing from the key"))?;
             parts.push(partition_value(&self.table, *c, d)?);
         }
-        let name = parts.join("$");
+        let keys = &self.table.info.descriptor.partition_keys;
+        let name = PartitionSpec::new(keys.iter().cloned().zip(parts)).partition_name();
         Ok(self.table.conn.partition_id(path, &name).await?.map(Some))
     }
 

@@ -280,12 +280,8 @@ impl Partitioning {
 }
 
 fn to_named(pairs: Vec<(String, String)>) -> (String, PartitionSpec) {
-    let name = pairs
-        .iter()
-        .map(|(_, v)| v.as_str())
-        .collect::<Vec<_>>()
-        .join("$");
-    (name, PartitionSpec::new(pairs))
+    let spec = PartitionSpec::new(pairs);
+    (spec.partition_name(), spec)
 }
 
 /// Splits `batch` by row groups (partition, bucket), keeping row order inside each group, then

@@ -29,9 +29,12 @@ async fn read_request(sock: &mut TcpStream) -> (RequestHeader, Bytes) {
 }
 
 async fn reply<M: Message>(sock: &mut TcpStream, request_id: i32, message: &M) {
-    write_frame(sock, &encode_success_response_message(request_id, message))
-        .await
-        .unwrap();
+    write_frame(
+        sock,
+        &encode_success_response_message(request_id, message).unwrap(),
+    )
+    .await
+    .unwrap();
 }
 
 /// Reads the ApiVersions request, checks it, and answers with `versions`.
