@@ -653,10 +653,7 @@ impl WriterTask {
         let max_in_flight = self.config.max_in_flight_per_bucket.max(1);
         let mut to_send: Vec<Outgoing> = Vec::new();
         for (key, q) in self.queues.iter_mut() {
-            loop {
-                let Some(head) = q.batches.front() else {
-                    break;
-                };
+            while let Some(head) = q.batches.front() {
                 let retry = head.position.is_some() || head.retry_at.is_some();
                 let may_send = matches!(head.encoded, Encoded::Ready(_) | Encoded::Sent { .. })
                     && head.retry_at.is_none_or(|at| now >= at)
