@@ -1,0 +1,28 @@
+package io.riverlet.spark.read;
+
+import io.riverlet.spark.ConnectionSpec;
+import org.apache.spark.sql.connector.read.InputPartition;
+
+/** One Spark input partition: one bucket of one Fluss partition (or of the whole table). */
+final class BucketSplit implements InputPartition {
+  private static final long serialVersionUID = 1L;
+
+  final ConnectionSpec connection;
+  final ReadSpec read;
+  /** The Fluss partition name, or null for a table without partitions. */
+  final String partition;
+  /** The bucket id, or -1 for every bucket (the COUNT(*) split). */
+  final int bucket;
+
+  BucketSplit(ConnectionSpec connection, ReadSpec read, String partition, int bucket) {
+    this.connection = connection;
+    this.read = read;
+    this.partition = partition;
+    this.bucket = bucket;
+  }
+
+  @Override
+  public String toString() {
+    return read.table + (partition == null ? "" : "/" + partition) + "/bucket-" + bucket;
+  }
+}

@@ -1,0 +1,198 @@
+package io.riverlet.spark.write;
+
+import io.riverlet.Table;
+import io.riverlet.spark.ConnectionSpec;
+import io.riverlet.spark.RiverletTable;
+import java.io.IOException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriter;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
+import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
+import org.apache.spark.sql.connector.write.SupportsTruncate;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.ArrowUtils;
+
+/**
+ * Batch writes: {@code INSERT INTO} / {@code writeTo(...).append()} append to a log table and
+ * upsert into a primary-key table. Rows are gathered into Arrow batches with Spark's own Arrow
+ * writer and handed to the core, which validates them against the table and writes them;
+ * a task commits once the core has acknowledged all its rows. {@code INSERT OVERWRITE} is
+ * rejected: Fluss tables take appends and upserts only.
+ */
+public final class RiverletWriteBuilder
+    implements WriteBuilder, SupportsTruncate, SupportsOverwriteV2, SupportsDynamicOverwrite {
+  private final RiverletTable table;
+  private final StructType schema;
+
+  public RiverletWriteBuilder(RiverletTable table, LogicalWriteInfo info) {
+    this.table = table;
+    this.schema = info.schema();
+  }
+
+  private UnsupportedOperationException overwriteRejected() {
+    return new UnsupportedOperationException(
+        "INSERT OVERWRITE is not supported on Fluss table " + table.name()
+            + ": Fluss tables take appends (log tables) and upserts (primary-key tables); "
+            + "use INSERT INTO instead");
+  }
+
+  @Override
+  public WriteBuilder truncate() {
+    throw overwriteRejected();
+  }
+
+  @Override
+  public WriteBuilder overwrite(Predicate[] predicates) {
+    throw overwriteRejected();
+  }
+
+  @Override
+  public WriteBuilder overwriteDynamicPartitions() {
+    throw overwriteRejected();
+  }
+
+  @Override
+  public Write build() {
+    String zone = SQLConf.get().sessionLocalTimeZone();
+    boolean upsert = table.info().hasPrimaryKey();
+    String name = table.name();
+    ConnectionSpec spec = table.spec();
+    StructType writeSchema = schema;
+    return new Write() {
+      @Override
+      public String description() {
+        return (upsert ? "upsert into " : "append to ") + name;
+      }
+
+      @Override
+      public BatchWrite toBatch() {
+        return new BatchWrite() {
+          @Override
+          public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+            return new WriterFactory(spec, name, writeSchema, zone, upsert);
+          }
+
+          @Override
+          public void commit(WriterCommitMessage[] messages) {}
+
+          @Override
+          public void abort(WriterCommitMessage[] messages) {}
+        };
+      }
+    };
+  }
+
+  /** Creates one writer per task, on the executors. */
+  static final class WriterFactory implements DataWriterFactory {
+    private static final long serialVersionUID = 1L;
+    private final ConnectionSpec spec;
+    private final String table;
+    private final StructType schema;
+    private final String zone;
+    private final boolean upsert;
+
+    WriterFactory(ConnectionSpec spec, String table, StructType schema, String zone,
+        boolean upsert) {
+      this.spec = spec;
+      this.table = table;
+      this.schema = schema;
+      this.zone = zone;
+      this.upsert = upsert;
+    }
+
+    @Override
+    public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
+      return new RowBatchWriter(spec, table, schema, zone, upsert);
+    }
+  }
+
+  /** Buffers rows into an Arrow batch and hands each full batch to the core. */
+  static final class RowBatchWriter implements DataWriter<InternalRow> {
+    private static final int BATCH_ROWS = 4096;
+    private final Table table;
+    private final boolean upsert;
+    private final BufferAllocator allocator;
+    private final org.apache.arrow.vector.types.pojo.Schema arrowSchema;
+    private VectorSchemaRoot root;
+    private ArrowWriter writer;
+    private int rows;
+
+    RowBatchWriter(ConnectionSpec spec, String name, StructType schema, String zone,
+        boolean upsert) {
+      this.table = spec.connection().table(name);
+      this.upsert = upsert;
+      this.allocator = ConnectionSpec.allocator();
+      this.arrowSchema = ArrowUtils.toArrowSchema(schema, zone, true, false);
+      newBatch();
+    }
+
+    private void newBatch() {
+      root = VectorSchemaRoot.create(arrowSchema, allocator);
+      writer = ArrowWriter.create(root);
+    }
+
+    @Override
+    public void write(InternalRow row) {
+      writer.write(row);
+      if (++rows >= BATCH_ROWS) {
+        send();
+      }
+    }
+
+    private void send() {
+      if (rows == 0) {
+        return;
+      }
+      writer.finish();
+      try {
+        if (upsert) {
+          table.upsert(root);
+        } else {
+          table.append(root);
+        }
+      } finally {
+        // A batch handed to the core is never written again (the core may still hold its
+        // buffers): release ours and start a new one.
+        root.close();
+        root = null;
+        rows = 0;
+      }
+      newBatch();
+    }
+
+    @Override
+    public WriterCommitMessage commit() {
+      send();
+      table.flush();
+      return new WriterCommitMessage() {
+        private static final long serialVersionUID = 1L;
+      };
+    }
+
+    @Override
+    public void abort() {}
+
+    @Override
+    public void close() throws IOException {
+      try {
+        if (root != null) {
+          root.close();
+        }
+      } finally {
+        table.close();
+      }
+    }
+  }
+}
