@@ -66,7 +66,13 @@ public final class RiverletScanBuilder
 
   @Override
   public void pruneColumns(StructType required) {
-    this.requiredSchema = required;
+    // Top-level columns only: the core reads whole columns, so a column Spark pruned inside
+    // (struct_col.col2 alone) is read with its full type and Spark picks the field it needs.
+    StructType out = new StructType();
+    for (StructField f : required.fields()) {
+      out = out.add(fullSchema.apply(f.name()));
+    }
+    this.requiredSchema = out;
   }
 
   @Override
