@@ -4,12 +4,15 @@ import io.riverlet.Admin;
 import io.riverlet.PartitionInfo;
 import io.riverlet.ReadOptions;
 import io.riverlet.Table;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
@@ -18,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Driver-side checks of a time-range read before any task runs: the core validates the window
  * (blank or unparseable bounds, an end without a start, a start not before the end, a window on
- * a read-optimized read) when it plans a read, so planning one bucket's read here surfaces its
+ * a read-optimized read) when it plans a read, so planning a zero-row read here surfaces its
  * error at analysis (table-valued function) or planning (DataFrame options) time; and a window
  * that starts before {@code now - table.log.ttl} logs a WARN on the driver.
  */
@@ -38,9 +41,9 @@ public final class WindowCheck {
     String zone = SQLConf.get().sessionLocalTimeZone();
     ReadOptions.Builder b =
         ReadOptions.builder()
+            .columns(table.info().schema().getFields().get(0).getName())
             .readOptimized(FlussOptions.readOptimized(readOptions))
             .zone(zone)
-            .buckets(0)
             .limit(0);
     if (start != null) {
       b.start(start);
@@ -52,8 +55,12 @@ public final class WindowCheck {
     if (partition != null) {
       b.partitions(partition);
     }
-    try (Table t = table.spec().connection().table(table.name())) {
-      t.count(b.build());
+    // Planning the read (with a limit of 0 rows) is where the core checks the window.
+    try (Table t = table.spec().connection().table(table.name());
+        ArrowReader r = t.scan(b.build(), ConnectionSpec.allocator())) {
+      r.getVectorSchemaRoot();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } catch (IllegalArgumentException | io.riverlet.InvalidArgumentException e) {
       throw new IllegalArgumentException(
           "Invalid time-range read of " + table.name() + ": " + e.getMessage(), e);

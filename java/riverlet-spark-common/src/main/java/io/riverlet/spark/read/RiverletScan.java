@@ -3,6 +3,7 @@ package io.riverlet.spark.read;
 import io.riverlet.Admin;
 import io.riverlet.PartitionInfo;
 import io.riverlet.TableInfo;
+import io.riverlet.spark.CoreFeatures;
 import io.riverlet.spark.RiverletTable;
 import io.riverlet.spark.WindowCheck;
 import java.util.ArrayList;
@@ -134,8 +135,10 @@ final class RiverletScan implements Scan, Batch {
       parts = new ArrayList<>();
       parts.add(null);
     }
+    boolean perBucket =
+        !countStar && CoreFeatures.bucketReads(table.spec(), spec.table, spec.columns);
     for (String part : parts) {
-      if (countStar) {
+      if (countStar || !perBucket) {
         splits.add(new BucketSplit(table.spec(), spec, part, -1));
         continue;
       }
