@@ -146,6 +146,8 @@ class SparkReadsTest extends SparkTestBase {
     assertTrue(explain(q).contains("PushedAggregation: [COUNT(*)]"), explain(q));
     assertEquals(list("[2]"), rows("SELECT COUNT(*) FROM part_log_table WHERE dt = '2026-01-02'"));
     assertEquals(list("[5]"), rows("SELECT COUNT(*) FROM pk_table"));
+    // No partition selected: still one row, 0 (not NULL).
+    assertEquals(list("[0]"), rows("SELECT COUNT(*) FROM part_log_table WHERE dt = '2030-01-01'"));
   }
 
   @Test

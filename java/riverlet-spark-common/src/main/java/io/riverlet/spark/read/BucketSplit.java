@@ -7,11 +7,14 @@ import org.apache.spark.sql.connector.read.InputPartition;
 final class BucketSplit implements InputPartition {
   private static final long serialVersionUID = 1L;
 
+  /** The bucket of a split that reads nothing (a count of zero selected partitions). */
+  static final int NOTHING = -2;
+
   final ConnectionSpec connection;
   final ReadSpec read;
   /** The Fluss partition name, or null for a table without partitions. */
   final String partition;
-  /** The bucket id, or -1 for every bucket (the COUNT(*) split). */
+  /** The bucket id, -1 for every bucket, or {@link #NOTHING}. */
   final int bucket;
 
   BucketSplit(ConnectionSpec connection, ReadSpec read, String partition, int bucket) {

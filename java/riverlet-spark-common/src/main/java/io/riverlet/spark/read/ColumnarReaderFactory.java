@@ -2,7 +2,6 @@ package io.riverlet.spark.read;
 
 import io.riverlet.Table;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -144,8 +143,10 @@ final class ColumnarReaderFactory implements PartitionReaderFactory {
       if (done) {
         return false;
       }
-      try (Table t = split.connection.connection().table(split.read.table)) {
-        count = t.count(split.read.options(split.partition, -1));
+      if (split.bucket != BucketSplit.NOTHING) {
+        try (Table t = split.connection.connection().table(split.read.table)) {
+          count = t.count(split.read.options(split.partition, -1));
+        }
       }
       done = true;
       return true;
@@ -158,9 +159,5 @@ final class ColumnarReaderFactory implements PartitionReaderFactory {
 
     @Override
     public void close() {}
-  }
-
-  static UncheckedIOException unchecked(IOException e) {
-    return new UncheckedIOException(e);
   }
 }

@@ -146,6 +146,10 @@ final class RiverletScan implements Scan, Batch {
         splits.add(new BucketSplit(table.spec(), spec, part, b));
       }
     }
+    if (countStar && splits.isEmpty()) {
+      // Spark sums the splits' counts: with no split at all the sum would be NULL, not 0.
+      splits.add(new BucketSplit(table.spec(), spec, null, BucketSplit.NOTHING));
+    }
     return splits.toArray(new InputPartition[0]);
   }
 
