@@ -42,6 +42,9 @@ public final class ConnectionSpec implements Serializable {
 
   ConnectionSpec(Map<String, String> options) {
     this.options = new TreeMap<>(options);
+    // Fluss's default (its clients create a missing partition when a row is written to it, so
+    // INSERT INTO a partitioned table works as in Fluss's guide); the core's default is off.
+    this.options.putIfAbsent("client.writer.dynamic-create-partition.enabled", "true");
     if (!this.options.containsKey("bootstrap.servers")) {
       throw new IllegalArgumentException(
           "The Fluss catalog needs the option 'bootstrap.servers' (host:port[,host:port]), "

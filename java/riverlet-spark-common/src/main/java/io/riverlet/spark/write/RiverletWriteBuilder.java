@@ -94,6 +94,12 @@ public final class RiverletWriteBuilder
     };
   }
 
+  /** A task's rows are acknowledged by the core; nothing is left for the driver to do. */
+  static final class Committed implements WriterCommitMessage {
+    private static final long serialVersionUID = 1L;
+    static final Committed INSTANCE = new Committed();
+  }
+
   /** Creates one writer per task, on the executors. */
   static final class WriterFactory implements DataWriterFactory {
     private static final long serialVersionUID = 1L;
@@ -176,9 +182,7 @@ public final class RiverletWriteBuilder
     public WriterCommitMessage commit() {
       send();
       table.flush();
-      return new WriterCommitMessage() {
-        private static final long serialVersionUID = 1L;
-      };
+      return Committed.INSTANCE;
     }
 
     @Override
