@@ -169,13 +169,14 @@ public final class IncrementalBetweenTimestamp {
 
   /** The value of a constant argument expression. */
   private static Object evaluate(Expression arg, String which) {
-    if (!arg.foldable()) {
+    // Expressions only the optimizer rewrites (now() - INTERVAL ...) are foldable once replaced.
+    Expression evaluable = arg.transformUp(REPLACE_RUNTIME_REPLACEABLE);
+    if (!evaluable.foldable()) {
       throw new IllegalArgumentException(
           "The " + which + " argument of " + NAME + " must be a constant expression (literals "
               + "and functions such as now() or unix_timestamp()); '" + arg.sql()
               + "' is not (column references are not allowed)");
     }
-    Expression evaluable = arg.transformUp(REPLACE_RUNTIME_REPLACEABLE);
     try {
       return evaluable.eval(null);
     } catch (RuntimeException e) {

@@ -11,7 +11,6 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -81,8 +80,8 @@ class SparkTimeRangeTest extends SparkTestBase {
     Schema keySchema =
         new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)),
             null)));
-    try (BufferAllocator alloc = new RootAllocator();
-        VectorSchemaRoot root = VectorSchemaRoot.create(keySchema, alloc);
+    BufferAllocator alloc = connection().allocator();
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(keySchema, alloc);
         Table t = connection().table(db + ".tr_pk")) {
       BigIntVector id = (BigIntVector) root.getVector("id");
       id.allocateNew(ids.length);

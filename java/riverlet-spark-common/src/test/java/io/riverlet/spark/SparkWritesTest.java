@@ -31,7 +31,7 @@ class SparkWritesTest extends SparkTestBase {
     df.writeTo("fluss_catalog." + db + ".df_log").append();
     df.writeTo("fluss_catalog." + db + ".df_log").append();
     assertEquals(List.of("[20000,10000,49995000]"),
-        rows("SELECT COUNT(*), COUNT(DISTINCT id), SUM(id) / 2 FROM df_log"));
+        rows("SELECT COUNT(*), COUNT(DISTINCT id), CAST(SUM(id) / 2 AS BIGINT) FROM df_log"));
     df.writeTo("fluss_catalog." + db + ".df_pk").append();
     sql("SELECT id, 'changed' AS name FROM range(0, 10000, 1000)")
         .writeTo("fluss_catalog." + db + ".df_pk").append();

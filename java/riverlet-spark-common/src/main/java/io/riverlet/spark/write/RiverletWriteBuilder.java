@@ -20,9 +20,7 @@ import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
-import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.ArrowUtils;
 
 /**
  * Batch writes: {@code INSERT INTO} / {@code writeTo(...).append()} append to a log table and
@@ -39,6 +37,12 @@ public final class RiverletWriteBuilder
   public RiverletWriteBuilder(RiverletTable table, LogicalWriteInfo info) {
     this.table = table;
     this.schema = info.schema();
+    if (schema.fields().length != table.info().schema().getFields().size()) {
+      throw new IllegalArgumentException(
+          "Writing " + schema.fields().length + " columns to Fluss table " + table.name()
+              + ", which has " + table.info().schema().getFields().size()
+              + ": every column must be written");
+    }
   }
 
   private UnsupportedOperationException overwriteRejected() {
@@ -65,11 +69,12 @@ public final class RiverletWriteBuilder
 
   @Override
   public Write build() {
-    String zone = SQLConf.get().sessionLocalTimeZone();
     boolean upsert = table.info().hasPrimaryKey();
     String name = table.name();
     ConnectionSpec spec = table.spec();
-    StructType writeSchema = schema;
+    // The batches take the table's own Arrow types and nullability (Spark's rows are written
+    // into them by position), so the core receives exactly the schema it checks against.
+    String arrowSchemaJson = table.info().schema().toJson();
     return new Write() {
       @Override
       public String description() {
@@ -81,7 +86,7 @@ public final class RiverletWriteBuilder
         return new BatchWrite() {
           @Override
           public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-            return new WriterFactory(spec, name, writeSchema, zone, upsert);
+            return new WriterFactory(spec, name, arrowSchemaJson, upsert);
           }
 
           @Override
@@ -105,22 +110,25 @@ public final class RiverletWriteBuilder
     private static final long serialVersionUID = 1L;
     private final ConnectionSpec spec;
     private final String table;
-    private final StructType schema;
-    private final String zone;
+    private final String arrowSchemaJson;
     private final boolean upsert;
 
-    WriterFactory(ConnectionSpec spec, String table, StructType schema, String zone,
-        boolean upsert) {
+    WriterFactory(ConnectionSpec spec, String table, String arrowSchemaJson, boolean upsert) {
       this.spec = spec;
       this.table = table;
-      this.schema = schema;
-      this.zone = zone;
+      this.arrowSchemaJson = arrowSchemaJson;
       this.upsert = upsert;
     }
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
-      return new RowBatchWriter(spec, table, schema, zone, upsert);
+      try {
+        return new RowBatchWriter(
+            spec, table, org.apache.arrow.vector.types.pojo.Schema.fromJSON(arrowSchemaJson),
+            upsert);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
   }
 
@@ -135,12 +143,12 @@ public final class RiverletWriteBuilder
     private ArrowWriter writer;
     private int rows;
 
-    RowBatchWriter(ConnectionSpec spec, String name, StructType schema, String zone,
-        boolean upsert) {
+    RowBatchWriter(ConnectionSpec spec, String name,
+        org.apache.arrow.vector.types.pojo.Schema arrowSchema, boolean upsert) {
       this.table = spec.connection().table(name);
       this.upsert = upsert;
       this.allocator = ConnectionSpec.allocator();
-      this.arrowSchema = ArrowUtils.toArrowSchema(schema, zone, true, false);
+      this.arrowSchema = arrowSchema;
       newBatch();
     }
 
