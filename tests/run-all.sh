@@ -66,6 +66,11 @@ run_suite "pyfluss interop (official client vs embedded server)" \
 run_suite "real Apache Fluss interop (Rust + pyfluss)" bash tests/fluss-cluster/run-interop.sh
 # Fluss's own Java readers (from the Maven Central jar) read the batches Riverlet writes.
 run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
+# The Spark connector on Spark 3.5 (Scala 2.12) and Spark 4 (Scala 2.13): one JVM, one embedded
+# server and one local[2] session per Spark version (reuses target/debug of the cargo build).
+run_suite "spark (3.5 + 4.x)" mvn -T1 -B -q -f java/pom.xml \
+  -pl riverlet-spark-3.5,riverlet-spark-4.x -am test -Driverlet.cargo.profile=dev \
+  -Dtest='io.riverlet.spark.**.*Test' -Dsurefire.failIfNoSpecifiedTests=false
 
 echo
 if [ "$failed" -gt 0 ]; then

@@ -1,0 +1,158 @@
+package io.riverlet.spark;
+
+import io.riverlet.Connection;
+import io.riverlet.LocalServer;
+import io.riverlet.Riverlet;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * One embedded Fluss server and one local Spark session ({@code local[2]}) for the whole test
+ * JVM, with the catalog {@code fluss_catalog} and the session extension configured as Fluss's
+ * guide does. Each test class works in its own database, named after the class.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class SparkTestBase {
+  protected static final String CATALOG = "fluss_catalog";
+
+  private static LocalServer server;
+  private static Connection connection;
+  private static SparkSession spark;
+
+  protected String db;
+
+  /** The shared session, started on first use (with the server). */
+  protected static synchronized SparkSession spark() {
+    if (spark == null) {
+      try {
+        Path dir = Files.createTempDirectory("riverlet-spark-test");
+        server = LocalServer.start(dir, 0);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+      connection = Riverlet.connect(server.bootstrapServers(), Map.of());
+      spark =
+          SparkSession.builder()
+              .master("local[2]")
+              .appName("riverlet-spark-tests")
+              .config("spark.ui.enabled", "false")
+              .config("spark.driver.host", "127.0.0.1")
+              .config("spark.driver.bindAddress", "127.0.0.1")
+              .config("spark.sql.shuffle.partitions", "2")
+              .config("spark.sql.session.timeZone", "UTC")
+              .config("spark.sql.catalog." + CATALOG, SparkCatalog.class.getName())
+              .config("spark.sql.catalog." + CATALOG + ".bootstrap.servers",
+                  server.bootstrapServers())
+              .config("spark.sql.extensions", RiverletSparkSessionExtensions.class.getName())
+              .config("spark.sql.defaultCatalog", CATALOG)
+              .getOrCreate();
+      Runtime.getRuntime().addShutdownHook(new Thread(SparkTestBase::shutdown));
+    }
+    return spark;
+  }
+
+  private static synchronized void shutdown() {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (connection != null) {
+      connection.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** A direct connection to the test server (for writes Spark SQL has no syntax for). */
+  protected static Connection connection() {
+    spark();
+    return connection;
+  }
+
+  @BeforeAll
+  void createDatabase() {
+    db = getClass().getSimpleName().toLowerCase(Locale.ROOT);
+    sql("CREATE DATABASE IF NOT EXISTS " + CATALOG + "." + db);
+    sql("USE " + CATALOG + "." + db);
+  }
+
+  @AfterAll
+  void resetSession() {
+    spark().conf().unset("spark.sql.fluss.read.optimized");
+    spark().conf().set("spark.sql.session.timeZone", "UTC");
+  }
+
+  protected static Dataset<Row> sql(String text) {
+    return spark().sql(text);
+  }
+
+  /** The rows of a query, each as Spark prints it ({@code [600,21,601,addr1]}), in order. */
+  protected static List<String> rows(String query) {
+    return rows(sql(query));
+  }
+
+  protected static List<String> rows(Dataset<Row> df) {
+    return df.collectAsList().stream().map(SparkTestBase::show).collect(Collectors.toList());
+  }
+
+  /**
+   * A row as {@code [v1,v2,...]}, the same on Scala 2.12 and 2.13: arrays as {@code [1, 2]},
+   * maps as {@code {k=v, ...}}, structs as {@code [a,b]}.
+   */
+  protected static String show(Object v) {
+    if (v instanceof Row) {
+      Row r = (Row) v;
+      StringBuilder sb = new StringBuilder("[");
+      for (int i = 0; i < r.length(); i++) {
+        if (i > 0) {
+          sb.append(',');
+        }
+        sb.append(show(r.get(i)));
+      }
+      return sb.append(']').toString();
+    }
+    if (v instanceof scala.collection.Map) {
+      scala.collection.Iterator<?> it = ((scala.collection.Map<?, ?>) v).iterator();
+      List<String> entries = new ArrayList<>();
+      while (it.hasNext()) {
+        scala.Tuple2<?, ?> kv = (scala.Tuple2<?, ?>) it.next();
+        entries.add(show(kv._1()) + "=" + show(kv._2()));
+      }
+      return "{" + String.join(", ", entries) + "}";
+    }
+    if (v instanceof scala.collection.Iterable) {
+      scala.collection.Iterator<?> it = ((scala.collection.Iterable<?>) v).iterator();
+      List<String> items = new ArrayList<>();
+      while (it.hasNext()) {
+        items.add(show(it.next()));
+      }
+      return "[" + String.join(", ", items) + "]";
+    }
+    if (v instanceof byte[]) {
+      return Arrays.toString((byte[]) v);
+    }
+    return String.valueOf(v);
+  }
+
+  protected static List<String> list(String... rows) {
+    return new ArrayList<>(Arrays.asList(rows));
+  }
+
+  /** The text of {@code EXPLAIN} for a query. */
+  protected static String explain(String query) {
+    return sql("EXPLAIN " + query).collectAsList().get(0).getString(0);
+  }
+}

@@ -1,0 +1,51 @@
+package io.riverlet.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+
+/** INSERT INTO (append / upsert), INSERT OVERWRITE rejected, DataFrame writeTo().append(). */
+class SparkWritesTest extends SparkTestBase {
+
+  @Test
+  void insertOverwriteIsRejected() {
+    sql("CREATE TABLE ow_log (a INT, b STRING)");
+    sql("INSERT INTO ow_log VALUES (1, 'x')");
+    Exception e = assertThrows(Exception.class,
+        () -> sql("INSERT OVERWRITE ow_log VALUES (2, 'y')"));
+    assertTrue(e.getMessage().contains("INSERT OVERWRITE is not supported")
+        && e.getMessage().contains("INSERT INTO"), e.getMessage());
+    assertEquals(List.of("[1,x]"), rows("SELECT * FROM ow_log"));
+  }
+
+  @Test
+  void dataFrameAppendToLogAndPrimaryKeyTables() throws Exception {
+    sql("CREATE TABLE df_log (id BIGINT, name STRING)");
+    sql("CREATE TABLE df_pk (id BIGINT, name STRING) TBLPROPERTIES ('primary.key' = 'id')");
+    Dataset<Row> df = sql("SELECT id, CONCAT('n', CAST(id AS STRING)) AS name FROM range(0, 10000)");
+    df.writeTo("fluss_catalog." + db + ".df_log").append();
+    df.writeTo("fluss_catalog." + db + ".df_log").append();
+    assertEquals(List.of("[20000,10000,49995000]"),
+        rows("SELECT COUNT(*), COUNT(DISTINCT id), CAST(SUM(id) / 2 AS BIGINT) FROM df_log"));
+    df.writeTo("fluss_catalog." + db + ".df_pk").append();
+    sql("SELECT id, 'changed' AS name FROM range(0, 10000, 1000)")
+        .writeTo("fluss_catalog." + db + ".df_pk").append();
+    assertEquals(List.of("[10000,10]"),
+        rows("SELECT COUNT(*), COUNT_IF(name = 'changed') FROM df_pk"));
+    assertEquals(List.of("[3000,changed]", "[3001,n3001]"),
+        rows("SELECT * FROM df_pk WHERE id IN (3000, 3001) ORDER BY id"));
+  }
+
+  @Test
+  void writingANullPrimaryKeyFailsClearly() {
+    sql("CREATE TABLE null_pk (id BIGINT, v STRING) TBLPROPERTIES ('primary.key' = 'id')");
+    Exception e = assertThrows(Exception.class,
+        () -> sql("INSERT INTO null_pk VALUES (CAST(NULL AS BIGINT), 'x')"));
+    assertTrue(e.toString().contains("id"), e.toString());
+  }
+}
