@@ -49,7 +49,8 @@ run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 # its JUnit suites: surefire against the embedded server and `riverlet serve`, then failsafe
 # against the packaged JAR (isolated class loader, child JVM with -Xcheck:jni).
 run_suite "java (JNI binding + JUnit)" \
-  mvn -T1 -B -q -f java/pom.xml verify -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true
+  mvn -T1 -B -q -f java/pom.xml -pl riverlet-java verify -Driverlet.cargo.profile=dev \
+  -Driverlet.cargo.skip=true
 
 # The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
 # the example under ASan/UBSan/LSan.
@@ -69,7 +70,7 @@ run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/
 # The Spark connector on Spark 3.5 (Scala 2.12) and Spark 4 (Scala 2.13): one JVM, one embedded
 # server and one local[2] session per Spark version (reuses target/debug of the cargo build).
 run_suite "spark (3.5 + 4.x)" mvn -T1 -B -q -f java/pom.xml \
-  -pl riverlet-spark-3.5,riverlet-spark-4.x -am test -Driverlet.cargo.profile=dev \
+  -pl riverlet-spark-3.5,riverlet-spark-4.x -am test -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true \
   -Dtest='io.riverlet.spark.**.*Test' -Dsurefire.failIfNoSpecifiedTests=false
 
 echo
