@@ -1,0 +1,38 @@
+package io.riverlet;
+
+/** The thing being created exists already. */
+public class AlreadyExistsException extends RiverletException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Creates the exception.
+   *
+   * @param message the message
+   */
+  public AlreadyExistsException(String message) {
+    this(message, NO_CODE, null);
+  }
+
+  /**
+   * Creates the exception with the Fluss error code the server sent.
+   *
+   * @param message the message
+   * @param flussCode the Fluss error code, or {@link #NO_CODE}
+   * @param flussCodeName the code's name, or null
+   */
+  public AlreadyExistsException(String message, int flussCode, String flussCodeName) {
+    super(ErrorKind.ALREADY_EXISTS, message, flussCode, flussCodeName, null);
+  }
+
+  /**
+   * For subclasses: a finer exception of another kind.
+   *
+   * @param kind the kind
+   * @param message the message
+   * @param flussCode the Fluss error code, or {@link #NO_CODE}
+   * @param flussCodeName the code's name, or null
+   */
+  protected AlreadyExistsException(ErrorKind kind, String message, int flussCode, String flussCodeName) {
+    super(kind, message, flussCode, flussCodeName, null);
+  }
+}

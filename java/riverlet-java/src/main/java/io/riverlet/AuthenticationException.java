@@ -1,0 +1,38 @@
+package io.riverlet;
+
+/** Authentication failed or is required (SASL/PLAIN). */
+public class AuthenticationException extends RiverletException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Creates the exception.
+   *
+   * @param message the message
+   */
+  public AuthenticationException(String message) {
+    this(message, NO_CODE, null);
+  }
+
+  /**
+   * Creates the exception with the Fluss error code the server sent.
+   *
+   * @param message the message
+   * @param flussCode the Fluss error code, or {@link #NO_CODE}
+   * @param flussCodeName the code's name, or null
+   */
+  public AuthenticationException(String message, int flussCode, String flussCodeName) {
+    super(ErrorKind.AUTHENTICATION, message, flussCode, flussCodeName, null);
+  }
+
+  /**
+   * For subclasses: a finer exception of another kind.
+   *
+   * @param kind the kind
+   * @param message the message
+   * @param flussCode the Fluss error code, or {@link #NO_CODE}
+   * @param flussCodeName the code's name, or null
+   */
+  protected AuthenticationException(ErrorKind kind, String message, int flussCode, String flussCodeName) {
+    super(kind, message, flussCode, flussCodeName, null);
+  }
+}

@@ -1,0 +1,141 @@
+package io.riverlet;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A connection to a Fluss cluster (or a {@link LocalServer}). Thread-safe: share one per
+ * process and open {@link Table}s from it. Closing it closes everything opened from it.
+ */
+public final class Connection implements AutoCloseable {
+  private final NativeHandle handle;
+  private final String bootstrap;
+  private final BufferAllocator allocator;
+  private final boolean ownsAllocator;
+  private final Set<AutoCloseable> children = ConcurrentHashMap.newKeySet();
+
+  Connection(long address, String bootstrap, BufferAllocator allocator, boolean ownsAllocator) {
+    this.handle = new NativeHandle("the connection to " + bootstrap, address,
+        NativeMethods::connectionFree);
+    this.bootstrap = bootstrap;
+    this.allocator = allocator;
+    this.ownsAllocator = ownsAllocator;
+  }
+
+  /**
+   * The bootstrap servers this connection was opened with.
+   *
+   * @return {@code host:port[,...]}
+   */
+  public String bootstrapServers() {
+    return bootstrap;
+  }
+
+  /**
+   * The Arrow allocator reads of this connection import into by default.
+   *
+   * @return the allocator
+   */
+  public BufferAllocator allocator() {
+    return allocator;
+  }
+
+  /**
+   * Cluster administration: databases, tables, partitions, offsets.
+   *
+   * @return an admin (close it, or let {@link #close()} do so)
+   */
+  public Admin admin() {
+    long a = handle.callLong(NativeMethods::connectionAdmin);
+    return register(new Admin(this, a));
+  }
+
+  /**
+   * Opens a table.
+   *
+   * @param dbDotTable {@code database.table}
+   * @return the table (close it, or let {@link #close()} do so)
+   * @throws TableNotFoundException when it does not exist
+   * @throws InvalidArgumentException for a name that is not {@code database.table}
+   */
+  public Table table(String dbDotTable) {
+    Objects.requireNonNull(dbDotTable, "table name");
+    long t = handle.callLong(c -> NativeMethods.connectionTable(c, dbDotTable));
+    return register(new Table(this, t));
+  }
+
+  /**
+   * Whether {@link #close()} was called.
+   *
+   * @return true once closed
+   */
+  public boolean isClosed() {
+    return handle.isClosed();
+  }
+
+  /**
+   * Closes every table, admin and subscription opened from this connection, then the
+   * connection; later calls throw {@link ClosedException}. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (handle.isClosed()) {
+      return;
+    }
+    RuntimeException first = null;
+    List<AutoCloseable> open = new ArrayList<>(children);
+    for (AutoCloseable c : open) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        }
+      } catch (Exception e) {
+        if (first == null) {
+          first = new InternalException(e.toString());
+        }
+      }
+    }
+    children.clear();
+    handle.close(NativeMethods::connectionClose);
+    if (ownsAllocator) {
+      allocator.close();
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  <T extends AutoCloseable> T register(T child) {
+    children.add(child);
+    if (handle.isClosed()) {
+      // Closed while the child was being opened: do not leak it.
+      children.remove(child);
+      try {
+        child.close();
+      } catch (Exception ignored) {
+        // The ClosedException below is what the caller needs to see.
+      }
+      throw new ClosedException(handle + " is closed");
+    }
+    return child;
+  }
+
+  void unregister(AutoCloseable child) {
+    children.remove(child);
+  }
+
+  NativeHandle handle() {
+    return handle;
+  }
+
+  @Override
+  public String toString() {
+    return "Connection(" + bootstrap + (isClosed() ? ", closed)" : ")");
+  }
+}

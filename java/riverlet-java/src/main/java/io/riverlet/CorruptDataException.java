@@ -1,0 +1,38 @@
+package io.riverlet;
+
+/** Bytes that do not decode: a torn frame, a bad CRC, a truncated record. */
+public class CorruptDataException extends RiverletException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Creates the exception.
+   *
+   * @param message the message
+   */
+  public CorruptDataException(String message) {
+    this(message, NO_CODE, null);
+  }
+
+  /**
+   * Creates the exception with the Fluss error code the server sent.
+   *
+   * @param message the message
+   * @param flussCode the Fluss error code, or {@link #NO_CODE}
+   * @param flussCodeName the code's name, or null
+   */
+  public CorruptDataException(String message, int flussCode, String flussCodeName) {
+    super(ErrorKind.CORRUPT, message, flussCode, flussCodeName, null);
+  }
+
+  /**
+   * For subclasses: a finer exception of another kind.
+   *
+   * @param kind the kind
+   * @param message the message
+   * @param flussCode the Fluss error code, or {@link #NO_CODE}
+   * @param flussCodeName the code's name, or null
+   */
+  protected CorruptDataException(ErrorKind kind, String message, int flussCode, String flussCodeName) {
+    super(kind, message, flussCode, flussCodeName, null);
+  }
+}

@@ -1,0 +1,418 @@
+package io.riverlet;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A table: writes (append, upsert, partial update, delete), bounded reads (scan, count), point
+ * and prefix lookups, and subscriptions. Thread-safe. Opened with {@link
+ * Connection#table(String)}; close it (or its connection).
+ *
+ * <p>Arrow data crosses to the native core through the C Data Interface without copies of
+ * column data: a written {@link VectorSchemaRoot} is exported (the caller still owns and closes
+ * it), a read is imported into the connection's allocator (or the one passed).
+ */
+public final class Table implements AutoCloseable {
+  /** {@link #lookup} modes of the native entry. */
+  private static final int LOOKUP = 0;
+  private static final int LOOKUP_MANY = 1;
+  private static final int PREFIX_LOOKUP = 2;
+
+  private final Connection connection;
+  private final NativeHandle handle;
+  private final TableInfo info;
+
+  Table(Connection connection, long address) {
+    this.connection = connection;
+    NativeHandle h = new NativeHandle("a table of " + connection.bootstrapServers(), address,
+        NativeMethods::tableFree);
+    TableInfo i;
+    BufferAllocator alloc = connection.allocator();
+    try (ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
+      TableInfo partial = h.call(t -> NativeMethods.tableInfoOf(t, schema.memoryAddress()));
+      i = partial.withSchema(Data.importSchema(alloc, schema, null));
+    } catch (RuntimeException e) {
+      h.close();
+      throw e;
+    }
+    this.info = i;
+    this.handle = new NativeHandle("table " + i.name(), address, NativeMethods::tableFree);
+    // The first guard only served the constructor; the second owns the address from here.
+    h.abandon();
+  }
+
+  /**
+   * {@code database.table}.
+   *
+   * @return the name
+   */
+  public String name() {
+    return info.name();
+  }
+
+  /**
+   * The table's metadata as of opening.
+   *
+   * @return the info
+   */
+  public TableInfo info() {
+    return info;
+  }
+
+  /**
+   * The Arrow schema of the table's rows.
+   *
+   * @return the schema
+   */
+  public Schema schema() {
+    return info.schema();
+  }
+
+  // ---- writes ----
+
+  /**
+   * Queues the rows of {@code root} for appending (log tables); waits while the writer's buffer
+   * is full. {@link #flush()} waits for the acknowledgements.
+   *
+   * @param root the rows, columns by name (the caller keeps owning it)
+   * @throws InvalidArgumentException for a missing or mistyped column (named)
+   */
+  public void append(VectorSchemaRoot root) {
+    exportAnd(root, (t, array, schema) -> NativeMethods.append(t, array, schema));
+  }
+
+  /**
+   * Appends every batch of {@code reader} (the reader is read to its end, not closed).
+   *
+   * @param reader the batches
+   */
+  public void append(ArrowReader reader) {
+    Objects.requireNonNull(reader, "reader");
+    try {
+      while (reader.loadNextBatch()) {
+        append(reader.getVectorSchemaRoot());
+      }
+    } catch (IOException e) {
+      throw new RiverletException(ErrorKind.IO, "reading the batches to append: " + e, e);
+    }
+  }
+
+  /**
+   * Queues upserts of the rows of {@code root} (primary-key tables): every column.
+   *
+   * @param root the rows
+   * @throws InvalidArgumentException for a null primary-key value (named)
+   */
+  public void upsert(VectorSchemaRoot root) {
+    upsert(root, null);
+  }
+
+  /**
+   * Queues a partial update: only {@code columns} (which must include the primary key) are
+   * written, the others keep their values.
+   *
+   * @param root the rows (at least those columns)
+   * @param columns the columns to write, or null for all
+   */
+  public void upsert(VectorSchemaRoot root, List<String> columns) {
+    String[] cols = columns == null ? null : columns.toArray(new String[0]);
+    exportAnd(root, (t, array, schema) -> NativeMethods.upsert(t, array, schema, cols));
+  }
+
+  /**
+   * Queues deletes of the keys in {@code root} (it needs the primary-key columns).
+   *
+   * @param root the keys
+   */
+  public void delete(VectorSchemaRoot root) {
+    exportAnd(root, (t, array, schema) -> NativeMethods.delete(t, array, schema));
+  }
+
+  /**
+   * Waits until every queued write is acknowledged.
+   *
+   * @throws RiverletException the first write error since the previous flush
+   */
+  public void flush() {
+    handle.run(NativeMethods::flush);
+  }
+
+  // ---- reads ----
+
+  /**
+   * Reads the whole table (every row and column).
+   *
+   * @return a reader (close it)
+   */
+  public ArrowReader scan() {
+    return scan(ReadOptions.all());
+  }
+
+  /**
+   * Plans and starts a bounded read; batches are fetched as the reader advances.
+   *
+   * @param options what to read
+   * @return a reader in the connection's allocator (close it)
+   * @throws InvalidArgumentException for a bad column, filter, window or bucket (named)
+   */
+  public ArrowReader scan(ReadOptions options) {
+    return scan(options, connection.allocator());
+  }
+
+  /**
+   * {@link #scan(ReadOptions)} into the given allocator.
+   *
+   * @param options what to read
+   * @param allocator where the imported batches are accounted
+   * @return a reader (close it)
+   */
+  public ArrowReader scan(ReadOptions options, BufferAllocator allocator) {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(allocator, "allocator");
+    ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator);
+    try {
+      handle.run(t -> NativeMethods.scan(t, options, stream.memoryAddress()));
+    } catch (RuntimeException e) {
+      stream.close();
+      throw e;
+    }
+    return Data.importArrayStream(allocator, stream);
+  }
+
+  /**
+   * The number of rows (log tables: records retained; primary-key tables: keys).
+   *
+   * @return the row count
+   */
+  public long count() {
+    return count(ReadOptions.all());
+  }
+
+  /**
+   * The number of rows {@link #scan(ReadOptions)} would return.
+   *
+   * @param options what to count
+   * @return the row count
+   */
+  public long count(ReadOptions options) {
+    Objects.requireNonNull(options, "options");
+    return handle.callLong(t -> NativeMethods.count(t, options));
+  }
+
+  /**
+   * The primary-key columns, in the order lookups take them.
+   *
+   * @return key columns
+   */
+  public List<String> keyColumns() {
+    return List.of(handle.call(t -> NativeMethods.lookupColumns(t, false)));
+  }
+
+  /**
+   * The columns a prefix lookup takes (bucket keys, plus partition keys when partitioned).
+   *
+   * @return prefix columns
+   */
+  public List<String> prefixLookupColumns() {
+    return List.of(handle.call(t -> NativeMethods.lookupColumns(t, true)));
+  }
+
+  /**
+   * Point lookups of the keys in {@code keys} (primary-key columns by name): the rows found, in
+   * key order (a key without a row contributes nothing).
+   *
+   * @param keys the keys (the caller keeps owning it)
+   * @return the rows found (close it)
+   * @throws InvalidArgumentException for a null or missing key column (named)
+   */
+  public VectorSchemaRoot lookup(VectorSchemaRoot keys) {
+    return lookupMode(keys, LOOKUP);
+  }
+
+  /**
+   * Point lookups that say which key each row answers: the rows found with an INT32 column
+   * {@code _key_index} (the row of {@code keys}) first.
+   *
+   * @param keys the keys
+   * @return {@code _key_index} and the rows found (close it)
+   */
+  public VectorSchemaRoot lookupMany(VectorSchemaRoot keys) {
+    return lookupMode(keys, LOOKUP_MANY);
+  }
+
+  /**
+   * Prefix lookups: every row whose key starts with one of the prefixes in {@code prefixes}
+   * (the {@link #prefixLookupColumns()} by name).
+   *
+   * @param prefixes the prefixes
+   * @return the rows found (close it)
+   */
+  public VectorSchemaRoot prefixLookup(VectorSchemaRoot prefixes) {
+    return lookupMode(prefixes, PREFIX_LOOKUP);
+  }
+
+  /**
+   * {@link #lookup(VectorSchemaRoot)} without blocking: the future completes on a Riverlet
+   * runtime thread (a daemon). Do not call blocking Riverlet methods from its callbacks (they
+   * fail with {@link UnsupportedException}); use the {@code *Async} stages with an executor.
+   *
+   * @param keys the keys (exported before this returns; the caller may close it)
+   * @return the rows found (close them)
+   */
+  public CompletableFuture<VectorSchemaRoot> lookupAsync(VectorSchemaRoot keys) {
+    Objects.requireNonNull(keys, "keys");
+    BufferAllocator alloc = connection.allocator();
+    AsyncLookup completion = new AsyncLookup(alloc);
+    try (ArrowArray array = ArrowArray.allocateNew(alloc);
+        ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
+      Data.exportVectorSchemaRoot(alloc, keys, null, array, schema);
+      handle.run(
+          t ->
+              NativeMethods.lookupAsync(
+                  t,
+                  array.memoryAddress(),
+                  schema.memoryAddress(),
+                  completion.array.memoryAddress(),
+                  completion.schema.memoryAddress(),
+                  completion));
+    } catch (RuntimeException e) {
+      completion.fail(e);
+    }
+    return completion.future;
+  }
+
+  /**
+   * Starts an unbounded subscription to the table's changes.
+   *
+   * @param options where to start and what to read
+   * @return the subscription (close it)
+   */
+  public Subscription subscribe(SubscribeOptions options) {
+    Objects.requireNonNull(options, "options");
+    long s = handle.callLong(t -> NativeMethods.subscribe(t, options));
+    return connection.register(
+        new Subscription(connection, name(), s, connection.allocator()));
+  }
+
+  /**
+   * Whether {@link #close()} was called.
+   *
+   * @return true once closed
+   */
+  public boolean isClosed() {
+    return handle.isClosed();
+  }
+
+  /**
+   * Flushes and closes this table's writers, then frees it. Idempotent.
+   *
+   * @throws RiverletException a write error the final flush reported
+   */
+  @Override
+  public void close() {
+    try {
+      handle.close(NativeMethods::closeWriters);
+    } finally {
+      connection.unregister(this);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Table(" + name() + ")";
+  }
+
+  // ---- glue ----
+
+  private interface ExportedCall {
+    void apply(long table, long array, long schema);
+  }
+
+  private void exportAnd(VectorSchemaRoot root, ExportedCall call) {
+    Objects.requireNonNull(root, "root");
+    BufferAllocator alloc = connection.allocator();
+    try (ArrowArray array = ArrowArray.allocateNew(alloc);
+        ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
+      Data.exportVectorSchemaRoot(alloc, root, null, array, schema);
+      try {
+        handle.run(t -> call.apply(t, array.memoryAddress(), schema.memoryAddress()));
+      } finally {
+        // Native code moved what it took; release whatever it did not (after an early error).
+        array.release();
+        schema.release();
+      }
+    }
+  }
+
+  private VectorSchemaRoot lookupMode(VectorSchemaRoot keys, int mode) {
+    Objects.requireNonNull(keys, "keys");
+    BufferAllocator alloc = connection.allocator();
+    try (ArrowArray array = ArrowArray.allocateNew(alloc);
+        ArrowSchema schema = ArrowSchema.allocateNew(alloc);
+        ArrowArray outArray = ArrowArray.allocateNew(alloc);
+        ArrowSchema outSchema = ArrowSchema.allocateNew(alloc)) {
+      Data.exportVectorSchemaRoot(alloc, keys, null, array, schema);
+      try {
+        handle.run(
+            t ->
+                NativeMethods.lookup(
+                    t,
+                    mode,
+                    array.memoryAddress(),
+                    schema.memoryAddress(),
+                    outArray.memoryAddress(),
+                    outSchema.memoryAddress()));
+      } finally {
+        array.release();
+        schema.release();
+      }
+      return Data.importVectorSchemaRoot(alloc, outArray, outSchema, null);
+    }
+  }
+
+  /** Completes a {@link #lookupAsync} future; the native library calls it on a runtime thread. */
+  static final class AsyncLookup {
+    final CompletableFuture<VectorSchemaRoot> future = new CompletableFuture<>();
+    final BufferAllocator allocator;
+    final ArrowArray array;
+    final ArrowSchema schema;
+
+    AsyncLookup(BufferAllocator allocator) {
+      this.allocator = allocator;
+      this.array = ArrowArray.allocateNew(allocator);
+      this.schema = ArrowSchema.allocateNew(allocator);
+    }
+
+    /** Called by native code once the result is in {@link #array} and {@link #schema}. */
+    void complete() {
+      VectorSchemaRoot root;
+      try {
+        root = Data.importVectorSchemaRoot(allocator, array, schema, null);
+      } catch (RuntimeException e) {
+        fail(e);
+        return;
+      } finally {
+        array.close();
+        schema.close();
+      }
+      future.complete(root);
+    }
+
+    /** Called by native code (or above) with the error. */
+    void fail(Throwable error) {
+      array.close();
+      schema.close();
+      future.completeExceptionally(error);
+    }
+  }
+}
