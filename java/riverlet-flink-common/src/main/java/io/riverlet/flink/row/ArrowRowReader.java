@@ -223,10 +223,10 @@ public final class ArrowRowReader {
                 return TimestampData.fromEpochMillis(value);
             case MICROSECOND:
                 return TimestampData.fromEpochMillis(
-                        Math.floorDiv(value, 1000), (int) Math.floorMod(value, 1000) * 1000);
+                        Math.floorDiv(value, 1000), Math.toIntExact(Math.floorMod(value, 1000L) * 1000));
             default:
                 return TimestampData.fromEpochMillis(
-                        Math.floorDiv(value, 1_000_000), (int) Math.floorMod(value, 1_000_000));
+                        Math.floorDiv(value, 1_000_000), Math.toIntExact(Math.floorMod(value, 1_000_000L)));
         }
     }
 }

@@ -196,11 +196,15 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         closed = true;
         if (fetcher != null) {
             fetcher.interrupt();
-            fetcher.join(10_000);
+            try {
+                fetcher.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         synchronized (lock) {
             for (ActiveSplit s : splits.values()) {
