@@ -60,6 +60,11 @@ run_suite "pyfluss interop (official client vs embedded server)" \
 run_suite "real Apache Fluss interop (Rust + pyfluss)" bash tests/fluss-cluster/run-interop.sh
 # Fluss's own Java readers (from the Maven Central jar) read the batches Riverlet writes.
 run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
+# The Flink connector in a MiniCluster on Flink 1.20 and 2.x, from its shaded JARs (failsafe),
+# against the embedded server; the Java API's own tests are left to the java suite.
+run_suite "flink (1.20 + 2.x)" mvn -T1 -B -q -f java/pom.xml \
+  -pl riverlet-flink-1.20,riverlet-flink-2.x -am verify -Driverlet.cargo.profile=dev \
+  -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false
 
 echo
 if [ "$failed" -gt 0 ]; then

@@ -160,6 +160,28 @@ class ReadsIT extends FlinkTestBase {
         }
     }
 
+    @Test
+    void partitionsPrunedAndDiscovered() throws Exception {
+        TableEnvironment batch = batchEnv();
+        TableEnvironment stream = streamEnv();
+        run(batch, "CREATE TABLE my_db.by_day (id INT, dt STRING) PARTITIONED BY (dt)"
+                + " WITH ('bucket.num' = '2')");
+        run(batch, "ALTER TABLE my_db.by_day ADD PARTITION (dt = '2024-01-01')");
+        run(batch, "ALTER TABLE my_db.by_day ADD PARTITION (dt = '2024-01-02')");
+        run(batch, "INSERT INTO my_db.by_day VALUES (1, '2024-01-01'), (2, '2024-01-01'), (3, '2024-01-02')");
+        assertRows(list("+I[1, 2024-01-01]", "+I[2, 2024-01-01]"),
+                rows(batch, "SELECT * FROM my_db.by_day WHERE dt = '2024-01-01'"));
+        assertEquals(list("+I[3]"), rows(batch, "SELECT count(*) FROM my_db.by_day"));
+        try (CloseableIterator<Row> it = stream.executeSql("SELECT * FROM my_db.by_day"
+                + " /*+ OPTIONS('scan.partition.discovery.interval' = '500ms') */").collect()) {
+            assertRows(list("+I[1, 2024-01-01]", "+I[2, 2024-01-01]", "+I[3, 2024-01-02]"), take(it, 3));
+            // A partition created while the job runs is found and read from its start.
+            run(batch, "ALTER TABLE my_db.by_day ADD PARTITION (dt = '2024-01-03')");
+            run(batch, "INSERT INTO my_db.by_day VALUES (4, '2024-01-03'), (5, '2024-01-03')");
+            assertRows(list("+I[4, 2024-01-03]", "+I[5, 2024-01-03]"), take(it, 2));
+        }
+    }
+
     static List<String> take(CloseableIterator<Row> it, int n) {
         List<String> out = new ArrayList<>();
         while (out.size() < n && it.hasNext()) {
