@@ -6,7 +6,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
+import io.riverlet.Connection;
+import io.riverlet.Table;
 import io.riverlet.flink.ConnectionSpec;
+import io.riverlet.flink.row.ArrowRowWriter;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
@@ -20,9 +24,11 @@ import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsDeletePushDown;
 import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
 import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 
@@ -33,7 +39,8 @@ import org.apache.flink.types.RowKind;
  * core evaluates, and hands them here to be deleted or written back by key).
  */
 public final class FlussTableSink
-        implements DynamicTableSink, SupportsRowLevelDelete, SupportsRowLevelUpdate {
+        implements DynamicTableSink, SupportsDeletePushDown, SupportsRowLevelDelete,
+                SupportsRowLevelUpdate {
 
     private final ConnectionSpec connection;
     private final ResolvedSchema schema;
@@ -45,6 +52,8 @@ public final class FlussTableSink
 
     private List<String> partialColumns;
     private boolean ignoreAllDeletes;
+    /** A DELETE whose WHERE names one full key: deleted directly, no scan. */
+    private RowData keyToDelete;
 
     public FlussTableSink(ConnectionSpec connection, ResolvedSchema schema, RowType rowType,
             List<String> primaryKey, String mergeEngine, String deleteBehavior, boolean ignoreDelete) {
@@ -124,6 +133,7 @@ public final class FlussTableSink
                 deleteBehavior, ignoreDelete);
         s.partialColumns = partialColumns;
         s.ignoreAllDeletes = ignoreAllDeletes;
+        s.keyToDelete = keyToDelete;
         return s;
     }
 
@@ -156,12 +166,50 @@ public final class FlussTableSink
     }
 
     @Override
-    public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext context) {
+    public boolean applyDeleteFilters(List<ResolvedExpression> filters) {
         checkModifiable("DELETE");
+        checkDeleteAllowed();
+        if (deleteBehavior.equals("ignore")) {
+            ignoreAllDeletes = true;
+            return true;
+        }
+        Optional<RowData> key = KeyEquality.fullKey(filters, rowType, primaryKey);
+        key.ifPresent(k -> keyToDelete = k);
+        return key.isPresent();
+    }
+
+    @Override
+    public Optional<Long> executeDeletion() {
+        if (ignoreAllDeletes || keyToDelete == null) {
+            return Optional.of(0L);
+        }
+        try (Connection c = connection.connect();
+                Table table = c.table(connection.tablePath());
+                VectorSchemaRoot root = VectorSchemaRoot.create(table.schema(), c.allocator())) {
+            List<String> names = rowType.getFieldNames();
+            int[] positions = new int[root.getFieldVectors().size()];
+            for (int i = 0; i < positions.length; i++) {
+                positions[i] = names.indexOf(root.getVector(i).getName());
+            }
+            ArrowRowWriter w = new ArrowRowWriter(root, rowType, positions);
+            w.append(keyToDelete);
+            table.delete(root);
+            table.flush();
+        }
+        return Optional.of(1L);
+    }
+
+    private void checkDeleteAllowed() {
         if (deleteBehavior.equals("disable")) {
             throw new UnsupportedOperationException("DELETE is disabled on " + connection.tablePath()
                     + " ('table.delete.behavior' = 'disable')");
         }
+    }
+
+    @Override
+    public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext context) {
+        checkModifiable("DELETE");
+        checkDeleteAllowed();
         if (deleteBehavior.equals("ignore")) {
             ignoreAllDeletes = true;
         }
