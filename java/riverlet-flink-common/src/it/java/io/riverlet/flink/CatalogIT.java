@@ -28,7 +28,7 @@ class CatalogIT extends FlinkTestBase {
                 + " WITH ('bucket.num' = '4', 'table.log.ttl' = '7d', 'my.custom' = 'x')");
         run(env, "CREATE TABLE parted (id BIGINT, v STRING, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED)"
                 + " PARTITIONED BY (dt)");
-        run(env, "CREATE TABLE logt (id BIGINT, ts TIMESTAMP_LTZ(3), bytes BYTES, flag BOOLEAN, small SMALLINT,"
+        run(env, "CREATE TABLE logt (id BIGINT, ts TIMESTAMP_LTZ(3), bin BYTES, flag BOOLEAN, small SMALLINT,"
                 + " tiny TINYINT, f FLOAT, d DOUBLE)");
         assertEquals(list("+I[logt]", "+I[parted]", "+I[pk]"), rows(env, "SHOW TABLES"));
 

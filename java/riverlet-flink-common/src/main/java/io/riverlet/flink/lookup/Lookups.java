@@ -109,12 +109,12 @@ public final class Lookups {
     }
 
     /** Synchronous lookups. */
-    static final class SyncFn extends LookupFunction {
+    public static final class SyncFn extends LookupFunction {
         private static final long serialVersionUID = 1L;
         private final LookupSpec spec;
         private transient Session session;
 
-        SyncFn(LookupSpec spec) {
+        public SyncFn(LookupSpec spec) {
             this.spec = spec;
         }
 
@@ -140,12 +140,12 @@ public final class Lookups {
     }
 
     /** Asynchronous lookups ({@code lookup.async = true}, the default). */
-    static final class AsyncFn extends AsyncLookupFunction {
+    public static final class AsyncFn extends AsyncLookupFunction {
         private static final long serialVersionUID = 1L;
         private final LookupSpec spec;
         private transient Session session;
 
-        AsyncFn(LookupSpec spec) {
+        public AsyncFn(LookupSpec spec) {
             this.spec = spec;
         }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 import io.riverlet.Connection;
@@ -25,6 +26,7 @@ import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsDeletePushDown;
+import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
 import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
 import org.apache.flink.table.data.RowData;
@@ -39,8 +41,8 @@ import org.apache.flink.types.RowKind;
  * core evaluates, and hands them here to be deleted or written back by key).
  */
 public final class FlussTableSink
-        implements DynamicTableSink, SupportsDeletePushDown, SupportsRowLevelDelete,
-                SupportsRowLevelUpdate {
+        implements DynamicTableSink, SupportsPartitioning, SupportsDeletePushDown,
+                SupportsRowLevelDelete, SupportsRowLevelUpdate {
 
     private final ConnectionSpec connection;
     private final ResolvedSchema schema;
@@ -142,6 +144,12 @@ public final class FlussTableSink
         return "Fluss(" + connection.tablePath() + ")";
     }
 
+    @Override
+    public void applyStaticPartition(Map<String, String> partition) {
+        // The rows carry their partition values (Flink fills static ones in); the writer routes
+        // each row to its partition.
+    }
+
     // ---- DELETE and UPDATE --------------------------------------------------------------
 
     private void checkModifiable(String statement) {
@@ -157,11 +165,6 @@ public final class FlussTableSink
         }
     }
 
-    private List<Column> keyColumns() {
-        List<Column> out = new ArrayList<>();
-        for (String k : primaryKey) {
-            out.add(schema.getColumn(k).orElseThrow(IllegalStateException::new));
-        }
         return out;
     }
 
@@ -213,11 +216,12 @@ public final class FlussTableSink
         if (deleteBehavior.equals("ignore")) {
             ignoreAllDeletes = true;
         }
-        List<Column> key = keyColumns();
+        // Whole rows: the writer maps columns by the table's row type.
+        List<Column> all = new ArrayList<>(schema.getColumns());
         return new RowLevelDeleteInfo() {
             @Override
             public Optional<List<Column>> requiredColumns() {
-                return Optional.of(key);
+                return Optional.of(all);
             }
 
             @Override

@@ -50,6 +50,8 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         final long nextOffset;
         final boolean finished;
         final Throwable error;
+        /** For splits of all buckets: the subscription position after these rows. */
+        String nextPosition;
 
         Fetch(String splitId, List<RowData> rows, long nextOffset, boolean finished, Throwable error) {
             this.splitId = splitId;
@@ -131,6 +133,9 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         if (s != null) {
             if (f.nextOffset != Long.MIN_VALUE) {
                 s.split = s.split.withOffset(f.nextOffset);
+            }
+            if (f.nextPosition != null) {
+                s.split = s.split.withPosition(f.nextPosition);
             }
             if (f.finished) {
                 synchronized (lock) {
@@ -299,7 +304,9 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         }
         if (s.scan == null) {
             ReadOptions.Builder b = readOptions(split);
-            b.buckets(split.bucket());
+            if (split.bucket() != FlussSplit.ALL_BUCKETS) {
+                b.buckets(split.bucket());
+            }
             if (split.partitionName() != null) {
                 b.partitions(split.partitionName());
             }
@@ -339,13 +346,13 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
 
     private void fetchStreaming(ActiveSplit s) throws Exception {
         FlussSplit split = s.split;
-        boolean snapshotPending = split.offset() == FlussSplit.FROM_SNAPSHOT && !s.snapshotFetched;
+        boolean snapshotPending = split.offset() == FlussSplit.FROM_SNAPSHOT && !s.snapshotFetched
+                && split.position() == null;
         if (s.subscription == null) {
             s.subscription = table.subscribe(subscribeOptions(split));
             if (!snapshotPending) {
-                // The resolved start offset: nothing before it is ever emitted from here.
-                long start = s.subscription.position().offset(split.partitionId(), split.bucket());
-                enqueue(new Fetch(split.splitId(), Collections.emptyList(), start, false, null));
+                // The resolved start: nothing before it is ever emitted from here.
+                enqueue(positionFetch(s, split, Collections.emptyList()));
             }
         }
         List<ChangeBatch> batches = s.subscription.poll(POLL_TIMEOUT);
@@ -360,17 +367,30 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
             }
         }
         if (!rows.isEmpty() || snapshotPending) {
-            long next = s.subscription.position().offset(split.partitionId(), split.bucket());
             // From here on the split is a plain log read.
             s.snapshotFetched = true;
-            enqueue(new Fetch(split.splitId(), rows, next, false, null));
+            enqueue(positionFetch(s, split, rows));
         }
+    }
+
+    /** A fetch of {@code rows} that moves the split to the subscription's current position. */
+    private static Fetch positionFetch(ActiveSplit s, FlussSplit split, List<RowData> rows) {
+        SubscriptionPosition pos = s.subscription.position();
+        if (split.bucket() == FlussSplit.ALL_BUCKETS) {
+            // Offsets become positions: the FROM_* marker no longer applies.
+            Fetch f = new Fetch(split.splitId(), rows, 0, false, null);
+            f.nextPosition = pos.toString();
+            return f;
+        }
+        return new Fetch(split.splitId(), rows, pos.offset(split.partitionId(), split.bucket()), false, null);
     }
 
     private SubscribeOptions subscribeOptions(FlussSplit split) {
         SubscribeOptions.Builder b;
         long offset = split.offset();
-        if (offset >= 0) {
+        if (split.position() != null) {
+            b = SubscribeOptions.fromPosition(SubscriptionPosition.parse(split.position()));
+        } else if (offset >= 0 && split.bucket() != FlussSplit.ALL_BUCKETS) {
             b = SubscribeOptions.fromPosition(new SubscriptionPosition(Collections.singletonList(
                     new BucketOffset(split.partitionId(), split.bucket(), offset))));
         } else if (offset == FlussSplit.FROM_SNAPSHOT) {
@@ -390,8 +410,10 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
                     break;
             }
         }
-        if (offset < 0) {
-            b.buckets(split.bucket());
+        if (split.position() == null && (offset < 0 || split.bucket() == FlussSplit.ALL_BUCKETS)) {
+            if (split.bucket() != FlussSplit.ALL_BUCKETS) {
+                b.buckets(split.bucket());
+            }
             if (split.partitionName() != null) {
                 b.partitions(split.partitionName());
             }

@@ -18,16 +18,35 @@ public final class FlussSplit implements SourceSplit {
     /** Start at the earliest retained offset (partitions created while streaming). */
     public static final long FROM_EARLIEST = -3;
 
+    /** The bucket of a bounded split that reads every bucket (of its partition). */
+    public static final int ALL_BUCKETS = -1;
+
     private final Long partitionId;
     private final String partitionName;
     private final int bucket;
     private final long offset;
+    /** For a split of all buckets: the subscription position (text form) to resume at. */
+    private final String position;
 
     public FlussSplit(Long partitionId, String partitionName, int bucket, long offset) {
+        this(partitionId, partitionName, bucket, offset, null);
+    }
+
+    public FlussSplit(Long partitionId, String partitionName, int bucket, long offset, String position) {
         this.partitionId = partitionId;
         this.partitionName = partitionName;
         this.bucket = bucket;
         this.offset = offset;
+        this.position = position;
+    }
+
+    public String position() {
+        return position;
+    }
+
+    /** This split (of all buckets) resuming at {@code newPosition}. */
+    public FlussSplit withPosition(String newPosition) {
+        return new FlussSplit(partitionId, partitionName, bucket, offset, newPosition);
     }
 
     /** The id of the split of a bucket: stable across checkpoints. */
@@ -58,7 +77,7 @@ public final class FlussSplit implements SourceSplit {
 
     /** This split resuming at {@code newOffset}. */
     public FlussSplit withOffset(long newOffset) {
-        return new FlussSplit(partitionId, partitionName, bucket, newOffset);
+        return new FlussSplit(partitionId, partitionName, bucket, newOffset, position);
     }
 
     @Override
@@ -68,17 +87,18 @@ public final class FlussSplit implements SourceSplit {
         }
         FlussSplit s = (FlussSplit) o;
         return bucket == s.bucket && offset == s.offset && Objects.equals(partitionId, s.partitionId)
-                && Objects.equals(partitionName, s.partitionName);
+                && Objects.equals(partitionName, s.partitionName) && Objects.equals(position, s.position);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(partitionId, partitionName, bucket, offset);
+        return Objects.hash(partitionId, partitionName, bucket, offset, position);
     }
 
     @Override
     public String toString() {
         return "FlussSplit{" + (partitionName == null ? "" : "partition=" + partitionName + ", ")
-                + "bucket=" + bucket + ", offset=" + offset + "}";
+                + "bucket=" + bucket + ", offset=" + offset
+                + (position == null ? "" : ", position=" + position) + "}";
     }
 }

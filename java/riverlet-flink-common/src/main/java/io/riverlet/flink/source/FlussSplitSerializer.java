@@ -37,6 +37,10 @@ public final class FlussSplitSerializer implements SimpleVersionedSerializer<Flu
         }
         out.writeInt(split.bucket());
         out.writeLong(split.offset());
+        out.writeBoolean(split.position() != null);
+        if (split.position() != null) {
+            out.writeUTF(split.position());
+        }
     }
 
     static FlussSplit read(DataInputStream in) throws IOException {
@@ -48,7 +52,8 @@ public final class FlussSplitSerializer implements SimpleVersionedSerializer<Flu
         }
         int bucket = in.readInt();
         long offset = in.readLong();
-        return new FlussSplit(pid, pname, bucket, offset);
+        String position = in.readBoolean() ? in.readUTF() : null;
+        return new FlussSplit(pid, pname, bucket, offset, position);
     }
 
     @Override

@@ -19,6 +19,7 @@ import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushD
 import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
 import org.apache.flink.table.expressions.AggregateExpression;
 import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.functions.BuiltInFunctionDefinitions;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.RowType;
@@ -221,8 +222,9 @@ public final class FlussTableSource
         }
         AggregateExpression agg = aggregateExpressions.get(0);
         String fn = agg.getFunctionDefinition().getClass().getSimpleName();
-        boolean countStar = (fn.equals("Count1AggFunction") || fn.equals("CountAggFunction"))
-                && agg.getArgs().isEmpty() && !agg.isDistinct()
+        boolean count = agg.getFunctionDefinition() == BuiltInFunctionDefinitions.COUNT
+                || fn.equals("Count1AggFunction") || fn.equals("CountAggFunction");
+        boolean countStar = count && agg.getArgs().isEmpty() && !agg.isDistinct()
                 && !agg.getFilterExpression().isPresent();
         if (!countStar) {
             return false;

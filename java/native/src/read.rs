@@ -1,0 +1,278 @@
+//! Read entries: scan (an Arrow C stream into the JVM's struct), count, and subscriptions
+//! (poll exports the change batches as one C stream plus their buckets).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arrow_schema::{Schema, SchemaRef};
+use jni::objects::{JClass, JObject};
+use jni::sys::{jlong, jlongArray, jobjectArray};
+use jni::JNIEnv;
+use riverlet::blocking::scan::{ScanBuilder, Subscription};
+use riverlet::metadata::PartitionSpec;
+use riverlet::scan::{changelog_meta_fields, PartitionSelector, StartupMode};
+use riverlet::Error;
+
+use crate::convert::{
+    batches_reader, export_schema, export_stream, int_array_field, long_array_field,
+    new_long_array, pairs_array_field, string_array_field, string_field, time_bound,
+};
+use crate::handles::{borrow, free, into_handle};
+use crate::jvm::{cache, entry, JniResult};
+use crate::table::table_handle;
+
+fn partitions(
+    env: &mut JNIEnv<'_>,
+    options: &JObject<'_>,
+) -> JniResult<Option<Vec<PartitionSelector>>> {
+    let names = string_array_field(env, options, "partitionNames")?;
+    let specs = pairs_array_field(env, options, "partitionSpecs")?;
+    if names.is_none() && specs.is_none() {
+        return Ok(None);
+    }
+    let mut out: Vec<PartitionSelector> = names
+        .unwrap_or_default()
+        .into_iter()
+        .map(PartitionSelector::Name)
+        .collect();
+    out.extend(
+        specs
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| PartitionSelector::Spec(PartitionSpec::new(s))),
+    );
+    Ok(Some(out))
+}
+
+/// Fills a scan from an `io.riverlet.ReadOptions`.
+fn scan_of(env: &mut JNIEnv<'_>, h: jlong, options: &JObject<'_>) -> JniResult<ScanBuilder> {
+    if options.is_null() {
+        return Err(Error::invalid("read options must not be null").into());
+    }
+    let t = table_handle(h)?;
+    let mut b = t.table.scan();
+    if let Some(cols) = string_array_field(env, options, "columns")? {
+        let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+        b = b.project(&refs);
+    }
+    if let Some(f) = string_field(env, options, "filter")? {
+        b = b.filter_text(&f);
+    }
+    if let Some(p) = partitions(env, options)? {
+        b = b.partitions(p);
+    }
+    if let Some(buckets) = int_array_field(env, options, "buckets")? {
+        return Err(Error::unsupported(format!(
+            "reading only buckets {buckets:?} is not supported by this build"
+        ))
+        .into());
+    }
+    let limit = env.get_field(options, "limit", "J")?.j()?;
+    if limit >= 0 {
+        let n = usize::try_from(limit)
+            .map_err(|_| Error::invalid(format!("limit {limit} is too large")))?;
+        b = b.limit(n);
+    }
+    let start_obj = env
+        .get_field(options, "start", "Lio/riverlet/TimeBound;")?
+        .l()?;
+    let end_obj = env
+        .get_field(options, "end", "Lio/riverlet/TimeBound;")?
+        .l()?;
+    let start = time_bound(env, &start_obj)?;
+    let end = time_bound(env, &end_obj)?;
+    b = b.between_options(start, end);
+    if let Some(zone) = string_field(env, options, "zone")? {
+        b = b.time_zone(&zone);
+    }
+    let read_optimized = env.get_field(options, "readOptimized", "Z")?.z()?;
+    let changelog = env.get_field(options, "changelog", "Z")?.z()?;
+    Ok(b.read_optimized(read_optimized).changelog(changelog))
+}
+
+/// Plans and starts a read; writes its C stream to `stream_address`.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_scan<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    options: JObject<'l>,
+    stream_address: jlong,
+) {
+    entry(&mut env, (), |env| {
+        let b = scan_of(env, h, &options)?;
+        let reader = b.execute()?;
+        export_stream(Box::new(reader), stream_address)
+    })
+}
+
+/// Counts the rows a read would return.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_count<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    options: JObject<'l>,
+) -> jlong {
+    entry(&mut env, 0, |env| {
+        let b = scan_of(env, h, &options)?;
+        let n = b.count()?;
+        Ok(i64::try_from(n).unwrap_or(i64::MAX))
+    })
+}
+
+/// The native side of `io.riverlet.Subscription`.
+#[derive(Debug)]
+pub struct SubscriptionHandle {
+    sub: Mutex<Subscription>,
+    /// The schema of polled batches: change columns, then the subscribed columns.
+    changelog_schema: SchemaRef,
+}
+
+fn lock_sub(s: &SubscriptionHandle) -> std::sync::MutexGuard<'_, Subscription> {
+    s.sub.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Starts a subscription from an `io.riverlet.SubscribeOptions`.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_subscribe<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    options: JObject<'l>,
+) -> jlong {
+    entry(&mut env, 0, |env| {
+        if options.is_null() {
+            return Err(Error::invalid("subscribe options must not be null").into());
+        }
+        let t = table_handle(h)?;
+        let kind = env.get_field(&options, "startupMode", "I")?.i()?;
+        let mode = match kind {
+            0 => StartupMode::Full,
+            1 => StartupMode::Earliest,
+            2 => StartupMode::Latest,
+            3 => StartupMode::Timestamp(env.get_field(&options, "startupTimestamp", "J")?.j()?),
+            _ => {
+                let position = long_array_field(env, &options, "position")?;
+                return Err(Error::unsupported(format!(
+                    "resuming a subscription at a position ({} buckets) is not supported by this build",
+                    position.map_or(0, |p| p.len() / 3)
+                ))
+                .into());
+            }
+        };
+        if let Some(b) = int_array_field(env, &options, "buckets")? {
+            return Err(Error::unsupported(format!(
+                "subscribing to buckets {b:?} only is not supported by this build"
+            ))
+            .into());
+        }
+        let columns = string_array_field(env, &options, "columns")?;
+        let parts = partitions(env, &options)?;
+        let refs: Option<Vec<&str>> = columns
+            .as_ref()
+            .map(|c| c.iter().map(String::as_str).collect());
+        let sub = t.table.subscribe_with(mode, refs.as_deref(), parts)?;
+        let mut fields = changelog_meta_fields();
+        fields.extend(sub.schema().fields().iter().map(|f| f.as_ref().clone()));
+        let changelog_schema = Arc::new(Schema::new(fields));
+        Ok(into_handle(SubscriptionHandle {
+            sub: Mutex::new(sub),
+            changelog_schema,
+        }))
+    })
+}
+
+/// Frees a subscription.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_subscriptionFree<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) {
+    entry(&mut env, (), |_| {
+        free::<SubscriptionHandle>(h);
+        Ok(())
+    })
+}
+
+/// The subscribed columns' schema.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_subscriptionSchema<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    schema_address: jlong,
+) {
+    entry(&mut env, (), |_| {
+        let s = borrow::<SubscriptionHandle>(h)?;
+        let schema = lock_sub(s).schema();
+        export_schema(&schema, schema_address)
+    })
+}
+
+/// Polls: the change batches go to `stream_address` as one C stream; returns `Object[]{long[]
+/// (partition id or -1, bucket) per batch, String[] partition names}`.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_poll<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    timeout_millis: jlong,
+    stream_address: jlong,
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let s = borrow::<SubscriptionHandle>(h)?;
+        let timeout = Duration::from_millis(u64::try_from(timeout_millis).unwrap_or(0));
+        let changes = lock_sub(s).poll(timeout)?;
+        let mut ids = Vec::with_capacity(changes.len() * 2);
+        let mut names = Vec::with_capacity(changes.len());
+        let mut batches = Vec::with_capacity(changes.len());
+        for c in &changes {
+            ids.push(c.partition_id.unwrap_or(-1));
+            ids.push(i64::from(c.bucket));
+            names.push(c.partition_name.clone());
+            batches.push(c.to_changelog_batch()?);
+        }
+        export_stream(
+            batches_reader(s.changelog_schema.clone(), batches),
+            stream_address,
+        )?;
+        let c = cache()?;
+        let ids = new_long_array(env, &ids)?;
+        let names_arr = env.new_object_array(
+            names.len() as i32,
+            <&JClass>::from(c.string_class.as_obj()),
+            JObject::null(),
+        )?;
+        for (i, n) in names.iter().enumerate() {
+            if let Some(n) = n {
+                let js = env.new_string(n)?;
+                env.set_object_array_element(&names_arr, i as i32, &js)?;
+                env.delete_local_ref(js)?;
+            }
+        }
+        let out = env.new_object_array(2, <&JClass>::from(c.object_class.as_obj()), JObject::null())?;
+        env.set_object_array_element(&out, 0, &ids)?;
+        env.set_object_array_element(&out, 1, &names_arr)?;
+        Ok(out.into_raw())
+    })
+}
+
+/// The next offset of every bucket: `partition id or -1, bucket, offset` triples.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_positions<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) -> jlongArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let s = borrow::<SubscriptionHandle>(h)?;
+        let flat: Vec<i64> = lock_sub(s)
+            .positions()
+            .into_iter()
+            .flat_map(|(p, b, o)| [p.unwrap_or(-1), i64::from(b), o])
+            .collect();
+        Ok(new_long_array(env, &flat)?.into_raw())
+    })
+}
