@@ -56,6 +56,8 @@ public final class FlussTableSink
     private boolean ignoreAllDeletes;
     /** A DELETE whose WHERE names one full key: deleted directly, no scan. */
     private RowData keyToDelete;
+    /** An UPDATE statement: its target columns are the SET columns, and whole rows come back. */
+    private boolean rowLevelUpdate;
 
     public FlussTableSink(ConnectionSpec connection, ResolvedSchema schema, RowType rowType,
             List<String> primaryKey, String mergeEngine, String deleteBehavior, boolean ignoreDelete) {
@@ -90,7 +92,8 @@ public final class FlussTableSink
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
         Optional<int[][]> target = context.getTargetColumns();
         List<String> partial = partialColumns;
-        if (partial == null && target.isPresent() && target.get().length < rowType.getFieldCount()) {
+        if (partial == null && !rowLevelUpdate && target.isPresent()
+                && target.get().length < rowType.getFieldCount()) {
             if (!primaryKeyTable()) {
                 throw new ValidationException("INSERT INTO " + connection.tablePath()
                         + " with a column list is a partial update, which needs a primary-key table");
@@ -136,6 +139,7 @@ public final class FlussTableSink
         s.partialColumns = partialColumns;
         s.ignoreAllDeletes = ignoreAllDeletes;
         s.keyToDelete = keyToDelete;
+        s.rowLevelUpdate = rowLevelUpdate;
         return s;
     }
 
@@ -163,9 +167,6 @@ public final class FlussTableSink
                     + connection.tablePath() + ": its merge engine is '" + mergeEngine + "'; only"
                     + " tables with the default merge engine take DELETE and UPDATE");
         }
-    }
-
-        return out;
     }
 
     @Override
@@ -242,6 +243,7 @@ public final class FlussTableSink
                         + primaryKey + ")");
             }
         }
+        rowLevelUpdate = true;
         List<Column> all = new ArrayList<>(schema.getColumns());
         return new RowLevelUpdateInfo() {
             @Override
