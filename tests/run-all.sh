@@ -45,6 +45,12 @@ run_suite "rust tests" cargo test --workspace --all-targets
 run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
 run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 
+# The JVM binding: the JAR (JNI library from the workspace's debug build above, not rebuilt) and
+# its JUnit suites: surefire against the embedded server and `riverlet serve`, then failsafe
+# against the packaged JAR (isolated class loader, child JVM with -Xcheck:jni).
+run_suite "java (JNI binding + JUnit)" \
+  mvn -T1 -B -q -f java/pom.xml verify -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true
+
 # The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
 # the example under ASan/UBSan/LSan.
 run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh

@@ -101,6 +101,20 @@ struct ArrowArrayStream {
 #endif /* ARROW_C_STREAM_INTERFACE */
 
 
+// Warning kind: a time-range window starts before `now - table.log.ttl`, so rows older than
+// the TTL may already be deleted and the read can return fewer rows than were written.
+#define RIVERLET_WARNING_BEFORE_RETENTION 1
+
+// `riverlet_list_offsets` spec: the log start offset (the first offset still retained).
+#define RIVERLET_OFFSET_EARLIEST 0
+
+// `riverlet_list_offsets` spec: the high watermark (the offset the next record gets).
+#define RIVERLET_OFFSET_LATEST 1
+
+// `riverlet_list_offsets` spec: the offset of the first batch committed at or after
+// `timestamp_ms`.
+#define RIVERLET_OFFSET_TIMESTAMP 2
+
 // The outcome of a call. `RIVERLET_STATUS_OK` is 0; every other value is a failure, and
 // `riverlet_last_error_message()` then describes it.
 //
@@ -145,6 +159,9 @@ typedef struct RiverletConnection RiverletConnection;
 // An embedded Riverlet server running in this process (opaque handle).
 typedef struct RiverletLocalServer RiverletLocalServer;
 
+// An unbounded subscription to a table's changes (opaque handle).
+typedef struct RiverletSubscription RiverletSubscription;
+
 // An open table (opaque handle).
 typedef struct RiverletTable RiverletTable;
 
@@ -180,6 +197,10 @@ typedef struct RiverletTableOptions {
   const char *comment;
 } RiverletTableOptions;
 
+// A function Riverlet calls with each warning: its kind (`RIVERLET_WARNING_*`), its message
+// (valid during the call only) and the `user_data` given to `riverlet_set_warning_callback`.
+typedef void (*RiverletWarningCallback)(int32_t kind, const char *message, void *user_data);
+
 // Options of a read; a zeroed struct (or a NULL pointer) reads every row and column.
 typedef struct RiverletReadOptions {
   // Columns to read, in this order (projection); NULL / 0: all columns.
@@ -198,7 +219,65 @@ typedef struct RiverletReadOptions {
   // Time zone of timestamp texts of time-range reads: an IANA name ("Asia/Shanghai"), "UTC",
   // an offset ("+08:00") or "local"; NULL: the process's local zone (TZ, else the system's).
   const char *time_zone;
+  // Buckets to read in every partition read (e.g. one bucket per worker); NULL / 0: all.
+  // A bucket the table does not have is INVALID_ARGUMENT.
+  const int32_t *buckets;
+  // Number of `buckets`.
+  size_t num_buckets;
+  // true: the changelog form: `_change_type`, `_log_offset`, `_commit_timestamp` columns
+  // before the table's (for primary-key tables every change, not folded).
+  bool changelog;
+  // true: snapshot-only read of a primary-key table (no log changes; not with a window).
+  bool read_optimized;
+  // At most this many rows per stream batch; 0 or less: batches as they come.
+  int64_t batch_size;
 } RiverletReadOptions;
+
+// The next offset of one bucket: a start offset of a subscription (to resume from a
+// checkpoint), as `riverlet_subscription_position` reports it.
+typedef struct RiverletBucketOffset {
+  // The partition's name (values joined by '$'); NULL for a table without partitions or to
+  // name the partition by `partition_id`.
+  const char *partition_name;
+  // The partition's id when `partition_name` is NULL; -1 for a table without partitions.
+  int64_t partition_id;
+  // The bucket.
+  int32_t bucket;
+  // The log offset of the next record to read.
+  int64_t offset;
+} RiverletBucketOffset;
+
+// Options of a subscription; a zeroed struct (or a NULL pointer) subscribes to every column,
+// partition and bucket in startup mode "full".
+typedef struct RiverletSubscribeOptions {
+  // Columns to return, in this order; NULL / 0: all columns.
+  const char *const *columns;
+  // Number of `columns`.
+  size_t num_columns;
+  // Partitions to read, by name; NULL / 0: all partitions existing when subscribing.
+  const char *const *partitions;
+  // Number of `partitions`.
+  size_t num_partitions;
+  // Buckets to read in every partition; NULL / 0: all.
+  const int32_t *buckets;
+  // Number of `buckets`.
+  size_t num_buckets;
+  // Fluss's scan.startup.mode: "full" (NULL: the default; primary-key tables: a snapshot
+  // then the log; log tables: from the earliest offset), "earliest", "latest" or
+  // "timestamp" (with `startup_timestamp`).
+  const char *startup_mode;
+  // Fluss's scan.startup.timestamp for mode "timestamp": epoch milliseconds as digits or
+  // "yyyy-MM-dd HH:mm:ss" in `time_zone`; NULL otherwise.
+  const char *startup_timestamp;
+  // Time zone of `startup_timestamp` texts (an IANA name, "UTC", "+08:00", "local"); NULL:
+  // the process's local zone.
+  const char *time_zone;
+  // Buckets that start at an explicit offset (e.g. a restored checkpoint), whatever the
+  // startup mode; each must name a bucket the subscription reads. NULL / 0: none.
+  const struct RiverletBucketOffset *start_offsets;
+  // Number of `start_offsets`.
+  size_t num_start_offsets;
+} RiverletSubscribeOptions;
 
 #ifdef __cplusplus
 extern "C" {
@@ -289,6 +368,22 @@ const char *riverlet_last_error_message(void);
 // there was none (the call succeeded or the error did not come from a server).
 int32_t riverlet_last_error_fluss_code(void);
 
+// The warnings of the last call on this thread (one per line), or NULL when it had none. A
+// call warns when it succeeded but the caller should know something, e.g. a time-range read
+// whose window starts before `now - table.log.ttl` (rows older than the TTL may already be
+// deleted). The pointer stays valid until the next `riverlet_*` call on the same thread (other
+// than these getters); never free it. See also `riverlet_set_warning_callback`.
+const char *riverlet_last_warning_message(void);
+
+// The kind of the (first) warning of the last call on this thread (`RIVERLET_WARNING_*`,
+// e.g. 1 = RIVERLET_WARNING_BEFORE_RETENTION), or 0 when it had none.
+int32_t riverlet_last_warning_kind(void);
+
+// Registers `callback` (NULL: none) to be called, on the calling thread of the call that
+// warns, with every warning and `user_data`. Process-wide; replaces the previous callback.
+// The callback must not call back into Riverlet.
+void riverlet_set_warning_callback(RiverletWarningCallback callback, void *user_data);
+
 // The stable upper-case name of a status ("OK", "NOT_FOUND", ...), a static string; "UNKNOWN"
 // for a value that is not a status.
 const char *riverlet_status_name(int32_t status);
@@ -297,6 +392,49 @@ const char *riverlet_status_name(int32_t status);
 // freed everything it created. Meant for leak checks in tests: LeakSanitizer cannot see a
 // forgotten handle, because Riverlet still references it.
 size_t riverlet_live_handles(void);
+
+// Writes a stream of the partitions of `database`.`table` into `*out_stream`: columns
+// partition_id (int64), partition_name (utf8, the values joined by '$') and partition_spec
+// (utf8, "key=value,key=value" in partition-key order).
+enum RiverletStatus riverlet_list_partitions(const struct RiverletConnection *connection,
+                                             const char *database,
+                                             const char *table,
+                                             struct ArrowArrayStream *out_stream);
+
+// Creates the partition `keys[i] = values[i]` (i < `num_keys`, one pair per partition key) of
+// a partitioned table; ALREADY_EXISTS when it exists unless `ignore_if_exists`.
+enum RiverletStatus riverlet_create_partition(const struct RiverletConnection *connection,
+                                              const char *database,
+                                              const char *table,
+                                              const char *const *keys,
+                                              const char *const *values,
+                                              size_t num_keys,
+                                              bool ignore_if_exists);
+
+// Drops the partition `keys[i] = values[i]` with its data; NOT_FOUND when it does not exist
+// unless `ignore_if_not_exists`.
+enum RiverletStatus riverlet_drop_partition(const struct RiverletConnection *connection,
+                                            const char *database,
+                                            const char *table,
+                                            const char *const *keys,
+                                            const char *const *values,
+                                            size_t num_keys,
+                                            bool ignore_if_not_exists);
+
+// Writes the offsets of buckets of `database`.`table` as a stream with columns bucket (int32)
+// and offset (int64) into `*out_stream`: of the partition named `partition` (NULL for a table
+// without partitions), of the `num_buckets` buckets in `buckets` (NULL / 0: all), per `spec`
+// (one of RIVERLET_OFFSET_EARLIEST, _LATEST, _TIMESTAMP; `timestamp_ms` is used by
+// RIVERLET_OFFSET_TIMESTAMP only).
+enum RiverletStatus riverlet_list_offsets(const struct RiverletConnection *connection,
+                                          const char *database,
+                                          const char *table,
+                                          const char *partition,
+                                          const int32_t *buckets,
+                                          size_t num_buckets,
+                                          int32_t spec,
+                                          int64_t timestamp_ms,
+                                          struct ArrowArrayStream *out_stream);
 
 // Reads the table and writes an Arrow C stream of its rows into the caller-allocated
 // `*out_stream` (release it with its `release` callback). A log table yields its records, a
@@ -329,6 +467,13 @@ enum RiverletStatus riverlet_table_read_between_ms(const struct RiverletTable *t
                                                    const int64_t *end_ms,
                                                    struct ArrowArrayStream *out_stream);
 
+// Writes to `*out_count` the number of rows riverlet_table_read would return with `options`
+// (NULL: the whole table: the records retained by a log table, the keys of a primary-key
+// table). A log table without a filter is counted from its offsets, without reading records.
+enum RiverletStatus riverlet_table_count(const struct RiverletTable *table,
+                                         const struct RiverletReadOptions *options,
+                                         int64_t *out_count);
+
 // Point lookups in a primary-key table: `keys` (moved in) holds one row per key with the
 // primary key columns (by name; other columns are ignored), described by `key_schema`
 // (borrowed). Writes a stream of the rows found (full rows, missing keys left out) into the
@@ -337,6 +482,16 @@ enum RiverletStatus riverlet_table_lookup(const struct RiverletTable *table,
                                           struct ArrowArray *keys,
                                           const struct ArrowSchema *key_schema,
                                           struct ArrowArrayStream *out_stream);
+
+// Prefix lookups in a primary-key table whose bucket key is a prefix of its primary key:
+// `prefixes` (moved in) holds one row per prefix with the bucket-key columns (by name),
+// described by `prefix_schema` (borrowed). Writes a stream of every row matching any prefix
+// (full rows) into the caller-allocated `*out_stream`. A table without such a prefix is
+// INVALID_ARGUMENT.
+enum RiverletStatus riverlet_table_prefix_lookup(const struct RiverletTable *table,
+                                                 struct ArrowArray *prefixes,
+                                                 const struct ArrowSchema *prefix_schema,
+                                                 struct ArrowArrayStream *out_stream);
 
 // Starts an embedded server and writes its handle to `*out_server`.
 //
@@ -365,6 +520,34 @@ enum RiverletStatus riverlet_local_server_stop(const struct RiverletLocalServer 
 // Stops the server if it is running and frees the handle (and its temporary data directory).
 // NULL is accepted (OK); freeing a handle twice returns CLOSED.
 enum RiverletStatus riverlet_local_server_free(struct RiverletLocalServer *server);
+
+// Subscribes to the table's changes as `options` (NULL: every column, partition and bucket,
+// startup mode "full") describe, and writes the handle to `*out_subscription`. The startup
+// positions are taken now. A bad mode or timestamp, an unknown column, partition or bucket,
+// or a start offset naming no bucket read is INVALID_ARGUMENT (or NOT_FOUND for a partition).
+enum RiverletStatus riverlet_table_subscribe(const struct RiverletTable *table,
+                                             const struct RiverletSubscribeOptions *options,
+                                             struct RiverletSubscription **out_subscription);
+
+// Waits up to `timeout_ms` milliseconds for changes and writes a stream of what arrived
+// (possibly no batch) into the caller-allocated `*out_stream`: columns `_change_type` (utf8:
+// insert, update_before, update_after, delete), `_log_offset` (int64, -1 for snapshot rows),
+// `_commit_timestamp`, then the subscribed columns. Poll one subscription from one thread at a
+// time (a concurrent poll is INVALID_ARGUMENT).
+enum RiverletStatus riverlet_subscription_poll(const struct RiverletSubscription *subscription,
+                                               int64_t timeout_ms,
+                                               struct ArrowArrayStream *out_stream);
+
+// Writes the subscription's position, the next offset of every bucket it reads, as a stream
+// of one batch with columns partition_id (int64, null without partitions), partition_name
+// (utf8, null without partitions), bucket (int32), offset (int64) into `*out_stream`. Store it
+// in a checkpoint and pass it back as `start_offsets` to resume after the rows polled so far.
+enum RiverletStatus riverlet_subscription_position(const struct RiverletSubscription *subscription,
+                                                   struct ArrowArrayStream *out_stream);
+
+// Stops the subscription and frees the handle. NULL is accepted (OK); freeing a handle twice
+// returns CLOSED.
+enum RiverletStatus riverlet_subscription_free(struct RiverletSubscription *subscription);
 
 // Opens table `database`.`table` and writes its handle to `*out_table`; NOT_FOUND when it does
 // not exist.

@@ -72,6 +72,19 @@ pub unsafe fn str_array(
         .collect()
 }
 
+/// An array of `len` 32-bit integers; `ptr` may be NULL only when `len` is 0.
+///
+/// # Safety
+/// `ptr` points to `len` integers that outlive the call.
+pub unsafe fn i32_array(ptr: *const i32, len: usize, what: &'static str) -> CallResult<Vec<i32>> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    non_null(ptr, what)?;
+    // SAFETY: `ptr` holds `len` integers per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec())
+}
+
 /// Parallel arrays of `len` keys and values as an ordered map; a repeated key is an error.
 ///
 /// # Safety

@@ -5,8 +5,9 @@
 //! [`RiverletStatus`] and records the message in this thread's last-error slot.
 
 use std::cell::RefCell;
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
 use riverlet::{Error, ErrorKind};
 
@@ -122,8 +123,59 @@ struct LastError {
     fluss_code: i32,
 }
 
+/// Warning kind: a time-range window starts before `now - table.log.ttl`, so rows older than
+/// the TTL may already be deleted and the read can return fewer rows than were written.
+pub const RIVERLET_WARNING_BEFORE_RETENTION: i32 = 1;
+
+struct LastWarning {
+    message: CString,
+    kind: i32,
+}
+
 thread_local! {
     static LAST_ERROR: RefCell<Option<LastError>> = const { RefCell::new(None) };
+    static LAST_WARNING: RefCell<Option<LastWarning>> = const { RefCell::new(None) };
+}
+
+/// A function Riverlet calls with each warning: its kind (`RIVERLET_WARNING_*`), its message
+/// (valid during the call only) and the `user_data` given to `riverlet_set_warning_callback`.
+pub type RiverletWarningCallback =
+    Option<unsafe extern "C" fn(kind: i32, message: *const c_char, user_data: *mut c_void)>;
+
+struct WarningSink {
+    callback: RiverletWarningCallback,
+    user_data: usize,
+}
+
+static WARNING_SINK: Mutex<WarningSink> = Mutex::new(WarningSink {
+    callback: None,
+    user_data: 0,
+});
+
+/// Records the warnings of the current call (see `riverlet_last_warning_message`) and hands
+/// each to the warning callback, if one is set.
+pub fn set_warnings(warnings: &[riverlet::Warning]) {
+    let Some(first) = warnings.first() else {
+        return;
+    };
+    let text: Vec<&str> = warnings.iter().map(|w| w.message.as_str()).collect();
+    let last = LastWarning {
+        message: c_string_lossy(&text.join("\n")),
+        kind: first.kind.code(),
+    };
+    LAST_WARNING.with(|slot| *slot.borrow_mut() = Some(last));
+    let (callback, user_data) = match WARNING_SINK.lock() {
+        Ok(s) => (s.callback, s.user_data),
+        Err(p) => (p.get_ref().callback, p.get_ref().user_data),
+    };
+    if let Some(cb) = callback {
+        for w in warnings {
+            let message = c_string_lossy(&w.message);
+            // SAFETY: the caller registered a function with this signature; the message
+            // outlives the call.
+            unsafe { cb(w.kind.code(), message.as_ptr(), user_data as *mut c_void) };
+        }
+    }
 }
 
 /// A C string of `text`, with any NUL byte replaced so it never fails.
@@ -179,6 +231,7 @@ pub fn guard<F>(body: F) -> RiverletStatus
 where
     F: FnOnce() -> CallResult<()>,
 {
+    LAST_WARNING.with(|slot| *slot.borrow_mut() = None);
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(CallError::Panic(panic_message(payload.as_ref()))));
     match outcome {
@@ -209,6 +262,44 @@ pub extern "C" fn riverlet_last_error_message() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn riverlet_last_error_fluss_code() -> i32 {
     LAST_ERROR.with(|slot| slot.borrow().as_ref().map_or(0, |e| e.fluss_code))
+}
+
+/// The warnings of the last call on this thread (one per line), or NULL when it had none. A
+/// call warns when it succeeded but the caller should know something, e.g. a time-range read
+/// whose window starts before `now - table.log.ttl` (rows older than the TTL may already be
+/// deleted). The pointer stays valid until the next `riverlet_*` call on the same thread (other
+/// than these getters); never free it. See also `riverlet_set_warning_callback`.
+#[no_mangle]
+pub extern "C" fn riverlet_last_warning_message() -> *const c_char {
+    LAST_WARNING.with(|slot| match &*slot.borrow() {
+        Some(w) => w.message.as_ptr(),
+        None => std::ptr::null(),
+    })
+}
+
+/// The kind of the (first) warning of the last call on this thread (`RIVERLET_WARNING_*`,
+/// e.g. 1 = RIVERLET_WARNING_BEFORE_RETENTION), or 0 when it had none.
+#[no_mangle]
+pub extern "C" fn riverlet_last_warning_kind() -> i32 {
+    LAST_WARNING.with(|slot| slot.borrow().as_ref().map_or(0, |w| w.kind))
+}
+
+/// Registers `callback` (NULL: none) to be called, on the calling thread of the call that
+/// warns, with every warning and `user_data`. Process-wide; replaces the previous callback.
+/// The callback must not call back into Riverlet.
+#[no_mangle]
+pub extern "C" fn riverlet_set_warning_callback(
+    callback: RiverletWarningCallback,
+    user_data: *mut c_void,
+) {
+    let sink = WarningSink {
+        callback,
+        user_data: user_data as usize,
+    };
+    match WARNING_SINK.lock() {
+        Ok(mut s) => *s = sink,
+        Err(p) => *p.into_inner() = sink,
+    }
 }
 
 /// The stable upper-case name of a status ("OK", "NOT_FOUND", ...), a static string; "UNKNOWN"
@@ -287,6 +378,14 @@ mod tests {
         assert_eq!(last().unwrap(), "table 'db.t' does not exist");
         assert_eq!(guard(|| Ok(())), RiverletStatus::Ok);
         assert_eq!(last(), None);
+    }
+
+    #[test]
+    fn warning_kinds_match_the_core() {
+        assert_eq!(
+            RIVERLET_WARNING_BEFORE_RETENTION,
+            riverlet::WarningKind::BeforeRetention.code()
+        );
     }
 
     #[test]

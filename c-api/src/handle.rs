@@ -33,6 +33,8 @@ pub enum HandleKind {
     Writer = 3,
     /// `RiverletLocalServer`
     LocalServer = 4,
+    /// `RiverletSubscription`
+    Subscription = 5,
 }
 
 impl HandleKind {
@@ -42,6 +44,7 @@ impl HandleKind {
             HandleKind::Table => "table",
             HandleKind::Writer => "writer",
             HandleKind::LocalServer => "local server",
+            HandleKind::Subscription => "subscription",
         }
     }
 
@@ -51,6 +54,7 @@ impl HandleKind {
             2 => Some(HandleKind::Table),
             3 => Some(HandleKind::Writer),
             4 => Some(HandleKind::LocalServer),
+            5 => Some(HandleKind::Subscription),
             _ => None,
         }
     }

@@ -18,8 +18,10 @@ pub mod arrow_io;
 pub mod connection;
 pub mod error;
 pub mod handle;
+pub mod partitions;
 pub mod read;
 pub mod server;
+pub mod subscribe;
 pub mod table;
 
 #[cfg(test)]

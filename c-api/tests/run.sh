@@ -58,6 +58,10 @@ compile "$build/test_capi" "$here/test_capi.c"
 echo "--- test_capi"
 "$build/test_capi" || status=1
 
+compile "$build/test_parity" "$here/test_parity.c"
+echo "--- test_parity"
+"$build/test_parity" || status=1
+
 if [ -f "$capi/examples/example.c" ]; then
   # The example is built the way a user builds it: through the pkg-config file.
   version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use riverlet::blocking::Connection;
+use riverlet::blocking::{Connection, ReadRequest};
 use riverlet::{Error, Result};
 use riverlet_server::{LocalServer, ServerConfig};
 use serde_json::json;
@@ -111,7 +111,12 @@ pub fn run() -> Result<()> {
     ];
     for (table_name, label, start, end, expect_ids) in windows {
         let table = conn.table(&scenario.path(table_name))?;
-        let batches = table.scan().between(start, end.map(Into::into)).collect()?;
+        let request = ReadRequest {
+            start: Some(start.into()),
+            end: end.map(Into::into),
+            ..ReadRequest::default()
+        };
+        let batches = table.read(&request)?.read_all()?;
         let batch = concat_sorted(&batches, Some("order_id"), table.arrow_schema(), &[])?;
         let ids: Vec<i64> = match batch.schema().index_of("order_id") {
             Ok(i) => batch

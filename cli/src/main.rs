@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
 use clap::{Args, Parser, Subcommand};
-use riverlet::blocking::Connection;
+use riverlet::blocking::{Connection, ReadRequest};
 use riverlet::client::ClientConfig;
 use riverlet::metadata::{parse_columns, Schema, TableDescriptor, TablePath};
 use riverlet::scan::time::TimePoint;
@@ -317,28 +317,20 @@ fn read(
     let path = TablePath::parse(table)?;
     let conn = conn.connect()?;
     let t = conn.table(&path)?;
-    let mut scan = t.scan();
-    if !columns.is_empty() {
-        let refs: Vec<&str> = columns.iter().map(String::as_str).collect();
-        scan = scan.project(&refs);
+    let request = ReadRequest {
+        columns: (!columns.is_empty()).then(|| columns.to_vec()),
+        filter: filter.map(Into::into),
+        limit,
+        start: between.first().map(TimePoint::from),
+        end: between.get(1).map(TimePoint::from),
+        time_zone: tz.map(str::to_string),
+        changelog,
+        ..ReadRequest::default()
+    };
+    let reader = t.read(&request)?;
+    for w in reader.warnings() {
+        eprintln!("riverlet: warning: {w}");
     }
-    if let Some(f) = filter {
-        scan = scan.filter_text(f);
-    }
-    if let Some(zone) = tz {
-        scan = scan.time_zone(zone);
-    }
-    if let Some(start) = between.first() {
-        let end = between.get(1).map(|e| TimePoint::from(e.as_str()));
-        scan = scan.between(TimePoint::from(start.as_str()), end);
-    }
-    if let Some(n) = limit {
-        scan = scan.limit(n);
-    }
-    if changelog {
-        scan = scan.changelog(true);
-    }
-    let reader = scan.execute()?;
     let batches = collect_with_progress(reader)?;
     print_batches(&batches)?;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();

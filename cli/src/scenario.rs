@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
-use riverlet::blocking::{Connection, Table};
+use riverlet::blocking::{Connection, ReadRequest, Table};
 use riverlet::metadata::{DataType, PartitionSpec, Schema, TableDescriptor, TablePath, TypeKind};
 use riverlet::row::{record_batch_to_rows, rows_to_record_batch, Datum};
 use riverlet::{Error, Result};
@@ -132,7 +132,7 @@ impl Scenario {
             })
             .unwrap_or_default();
         let filter = read["filter"].as_str();
-        let mut scan = table.scan();
+        let mut request = ReadRequest::default();
         let mut query = format!("SELECT {} FROM {table_name}", {
             if columns.is_empty() {
                 "*".to_string()
@@ -141,14 +141,13 @@ impl Scenario {
             }
         });
         if !columns.is_empty() {
-            let refs: Vec<&str> = columns.iter().map(String::as_str).collect();
-            scan = scan.project(&refs);
+            request.columns = Some(columns.clone());
         }
         if let Some(f) = filter {
-            scan = scan.filter_text(f);
+            request.filter = Some(f.into());
             query.push_str(&format!(" WHERE {f}"));
         }
-        let batches = scan.collect()?;
+        let batches = table.read(&request)?.read_all()?;
         let order_by = read["order_by"].as_str();
         let batch = concat_sorted(&batches, order_by, table.arrow_schema(), &columns)?;
         let actual_rows = batch_to_json(&batch)?;

@@ -17,7 +17,10 @@ pub mod record;
 pub mod row;
 pub mod rpc;
 pub mod scan;
+pub mod warning;
 pub mod write;
+
+pub use warning::{Warning, WarningKind};
 
 /// The README's Rust snippets, compiled and run as doctests so they keep working.
 #[cfg(doctest)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use arrow_array::RecordBatchReader;
 use common::{descriptor, ids, rows_batch, TestEnv};
 use riverlet::blocking;
-use riverlet::scan::{StartupMode, TimePoint};
+use riverlet::scan::{ReadRequest, StartupMode, SubscribeRequest};
 
 #[test]
 fn blocking_scan_count_lookup_subscribe() {
@@ -27,21 +27,49 @@ fn blocking_scan_count_lookup_subscribe() {
         .unwrap();
     w.flush().unwrap();
 
-    let reader = table.scan().project(&["id", "name"]).execute().unwrap();
+    let reader = table
+        .read(&ReadRequest {
+            columns: Some(vec!["id".into(), "name".into()]),
+            ..ReadRequest::default()
+        })
+        .unwrap();
     assert_eq!(reader.schema().fields().len(), 2);
     let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
     assert_eq!(ids(&batches), vec![1, 2]);
-    assert_eq!(table.count().unwrap(), 2);
+    assert_eq!(table.count(&ReadRequest::default()).unwrap(), 2);
     let win = table
-        .scan()
-        .between(t0, None::<TimePoint>)
-        .collect()
+        .read(&ReadRequest {
+            start: Some(t0.into()),
+            ..ReadRequest::default()
+        })
+        .unwrap()
+        .read_all()
         .unwrap();
     assert_eq!(ids(&win), vec![1, 2]);
     let l = table.new_lookuper().unwrap();
     let found = l.lookup(&rows_batch(&[(2, "", "eu")])).unwrap();
     assert_eq!(ids(&[found]), vec![2]);
-    let mut sub = table.subscribe(StartupMode::Earliest).unwrap();
+    // Keys 7 (absent), 2 and 1: rows for keys #1 and #2 only, each tagged with its key's row.
+    let tagged = l
+        .lookup_with_key_index(&rows_batch(&[(7, "", "eu"), (2, "", "eu"), (1, "", "eu")]))
+        .unwrap();
+    assert_eq!(
+        tagged.schema().field(0).name(),
+        riverlet::scan::KEY_INDEX_COLUMN
+    );
+    let key_index = tagged
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow_array::Int32Array>()
+        .unwrap();
+    assert_eq!(key_index.values().to_vec(), vec![1, 2]);
+    let rows = tagged
+        .project(&(1..tagged.num_columns()).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(ids(&[rows]), vec![2, 1]);
+    let mut sub = table
+        .subscribe(&SubscribeRequest::new(StartupMode::Earliest))
+        .unwrap();
     let mut n = 0;
     for _ in 0..50 {
         n += sub

@@ -32,6 +32,7 @@ from .errors import (
     ForkedProcessError as ForkedProcessError,
     StorageIOError as StorageIOError,
     InternalError as InternalError,
+    RiverletWarning as RiverletWarning,
 )
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "PartitionNotFoundError",
     "RequestTimeoutError",
     "RiverletError",
+    "RiverletWarning",
     "ServerError",
     "StorageIOError",
     "TableAlreadyExistsError",

@@ -38,6 +38,7 @@ __all__ = [
     "ForkedProcessError",
     "StorageIOError",
     "InternalError",
+    "RiverletWarning",
 ]
 
 
@@ -140,3 +141,20 @@ class StorageIOError(RiverletError, OSError):
 
 class InternalError(RiverletError):
     """A bug in Riverlet: an invariant that should hold did not."""
+
+
+class RiverletWarning(UserWarning):
+    """A warning about a request that still succeeded, shown through :mod:`warnings`.
+
+    ``kind`` names what it is about: ``"before_retention"`` when a time-range window starts
+    before ``now - table.log.ttl`` (rows older than the TTL may already be deleted, so the read
+    can return fewer rows than were written in the window). Filter or escalate them with the
+    usual tools, e.g. ``warnings.simplefilter("error", riverlet.RiverletWarning)``.
+    """
+
+    kind: str
+
+    def __init__(self, message: str, *, kind: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind

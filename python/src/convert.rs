@@ -8,7 +8,7 @@ use chrono::{FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
-use riverlet::scan::{parse_filter, Expr, Literal, StartupMode, TimePoint};
+use riverlet::scan::{parse_filter, Expr, Literal, StartupMode, TermOp, TimePoint, TimeZoneSpec};
 use riverlet::Error;
 
 use crate::errors::to_py_err;
@@ -164,24 +164,19 @@ pub fn time_point(v: &Bound<'_, PyAny>, what: &str) -> PyResult<TimePoint> {
     )))
 }
 
-/// A subscription start: `"full"`, `"earliest"`, `"latest"`, or a timestamp in any form
-/// [`time_point`] accepts (resolved by the core in `tz`).
+/// A subscription start: a `str` the core reads as a startup word (`"full"`, `"earliest"`,
+/// `"latest"`) or a timestamp text in `tz`, or any other form [`time_point`] accepts.
 pub fn startup_mode(v: &Bound<'_, PyAny>, tz: Option<&str>) -> PyResult<StartupMode> {
-    if let Ok(s) = v.cast::<PyString>() {
-        let text = s.to_cow()?;
-        let lower = text.trim().to_ascii_lowercase();
-        if matches!(lower.as_str(), "full" | "earliest" | "latest")
-            || lower.starts_with("timestamp:")
-        {
-            return StartupMode::parse(&text).map_err(to_py_err);
-        }
-    }
-    let point = time_point(v, "start")?;
     let zone = match tz {
-        Some(z) => riverlet::scan::TimeZoneSpec::parse(z).map_err(to_py_err)?,
-        None => riverlet::scan::TimeZoneSpec::Local,
+        Some(z) => TimeZoneSpec::parse(z).map_err(to_py_err)?,
+        None => TimeZoneSpec::Local,
     };
-    let ms = point.resolve(&zone, "start").map_err(to_py_err)?;
+    if let Ok(s) = v.cast::<PyString>() {
+        return StartupMode::from_text(&s.to_cow()?, &zone).map_err(to_py_err);
+    }
+    let ms = time_point(v, "start")?
+        .resolve(&zone, "start")
+        .map_err(to_py_err)?;
     Ok(StartupMode::Timestamp(ms))
 }
 
@@ -311,53 +306,25 @@ fn predicate(item: &Bound<'_, PyAny>) -> PyResult<Expr> {
             describe(item)
         ))
     })?;
-    let op: String = parts[1].extract().map_err(|_| {
+    let op_text: String = parts[1].extract().map_err(|_| {
         invalid(format!(
             "the operator of filter term {} must be a str",
             describe(item)
         ))
     })?;
-    let op_norm = op
-        .trim()
-        .to_ascii_lowercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let value = parts.get(2);
-    let need_value =
-        || value.ok_or_else(|| invalid(format!("filter ({column:?}, {op:?}) needs a value")));
-    Ok(match op_norm.as_str() {
-        "=" | "==" => Expr::eq(column.as_str(), literal(need_value()?)?),
-        "!=" | "<>" => Expr::not_eq(column.as_str(), literal(need_value()?)?),
-        "<" => Expr::lt(column.as_str(), literal(need_value()?)?),
-        "<=" => Expr::lt_eq(column.as_str(), literal(need_value()?)?),
-        ">" => Expr::gt(column.as_str(), literal(need_value()?)?),
-        ">=" => Expr::gt_eq(column.as_str(), literal(need_value()?)?),
-        "in" => Expr::is_in(column.as_str(), values(need_value()?, &column, &op)?),
-        "not in" => Expr::not_in(column.as_str(), values(need_value()?, &column, &op)?),
-        "is null" => Expr::is_null(column.as_str()),
-        "is not null" => Expr::is_not_null(column.as_str()),
-        "like" | "not like" => {
-            let pattern: String = need_value()?.extract().map_err(|_| {
-                invalid(format!(
-                    "filter ({column:?}, {op:?}, ...) needs a str pattern"
-                ))
-            })?;
-            let e = Expr::like(column.as_str(), pattern);
-            if op_norm == "like" {
-                e
-            } else {
-                e.not()
-            }
-        }
-        _ => {
+    let op = TermOp::parse(&op_text)
+        .map_err(|e| invalid(format!("{} (in {})", e.message(), describe(item))))?;
+    let values = match (op.takes_value(), parts.get(2)) {
+        (false, _) => Vec::new(),
+        (true, None) => {
             return Err(invalid(format!(
-                "unknown filter operator {op:?} in {}; use =, ==, !=, <, <=, >, >=, in, not in, \
-                 is null, is not null, like, not like",
-                describe(item)
+                "filter ({column:?}, {op_text:?}) needs a value"
             )))
         }
-    })
+        (true, Some(v)) if op.takes_list() => values(v, &column, &op_text)?,
+        (true, Some(v)) => vec![literal(v)?],
+    };
+    op.term(&column, values).map_err(to_py_err)
 }
 
 fn is_term(v: &Bound<'_, PyAny>) -> bool {

@@ -72,6 +72,28 @@ pub fn to_py_err(e: Error) -> PyErr {
     })
 }
 
+/// Shows the core's warnings about a request through Python's `warnings` module, as
+/// `riverlet.errors.RiverletWarning` instances (their `kind` is the core's warning name),
+/// attributed to the user's call (two frames above the binding's Python wrapper).
+pub fn warn_all(py: Python<'_>, warnings: &[riverlet::Warning]) -> PyResult<()> {
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    let module =
+        ERRORS_MODULE.get_or_try_init(py, || py.import("riverlet.errors").map(Bound::unbind))?;
+    let cls = module.bind(py).getattr("RiverletWarning")?;
+    let warn = py.import("warnings")?.getattr("warn")?;
+    for w in warnings {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("kind", w.kind.name())?;
+        let instance = cls.call((w.message.as_str(),), Some(&kwargs))?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("stacklevel", 3)?;
+        warn.call((instance,), Some(&kwargs))?;
+    }
+    Ok(())
+}
+
 /// `Result<T, riverlet::Error>` to `PyResult<T>`.
 pub trait PyResultExt<T> {
     /// Maps the error with [`to_py_err`].

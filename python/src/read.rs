@@ -10,12 +10,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use riverlet::blocking::scan::Subscription;
 use riverlet::metadata::PartitionSpec;
-use riverlet::scan::{PartitionSelector, StartupMode};
+use riverlet::scan::{Filter, PartitionSelector, ReadRequest, SubscribeRequest};
 use riverlet::Error;
 
 use crate::conn::{Liveness, PyTable};
 use crate::convert::{filter_expr, startup_mode, time_point};
-use crate::errors::{closed, enter, to_py_err, PyResultExt};
+use crate::errors::{closed, enter, to_py_err, warn_all, PyResultExt};
 use crate::stream::PyBatchStream;
 
 /// How often a blocking wait looks for Ctrl-C.
@@ -52,47 +52,50 @@ fn partition_selector(v: &Bound<'_, PyAny>) -> PyResult<PartitionSelector> {
     ))))
 }
 
-/// Plans and starts a read of `table`.
+/// The core request of a read's Python arguments.
+fn read_request(args: &ReadArgs<'_>) -> PyResult<ReadRequest> {
+    let filter = match &args.filter {
+        Some(f) => filter_expr(f)?.map(Filter::Expr),
+        None => None,
+    };
+    let partitions = args
+        .partitions
+        .as_ref()
+        .map(|p| {
+            p.iter()
+                .map(partition_selector)
+                .collect::<PyResult<Vec<_>>>()
+        })
+        .transpose()?;
+    Ok(ReadRequest {
+        columns: args.columns.clone(),
+        filter,
+        partitions,
+        limit: args.limit,
+        start: args
+            .start
+            .as_ref()
+            .map(|s| time_point(s, "start"))
+            .transpose()?,
+        end: args
+            .end
+            .as_ref()
+            .map(|e| time_point(e, "end"))
+            .transpose()?,
+        time_zone: args.tz.clone(),
+        read_optimized: args.read_optimized,
+        changelog: args.changelog,
+        ..ReadRequest::default()
+    })
+}
+
+/// Plans and starts a read of `table`; the read's warnings go to Python's `warnings`.
 pub fn scan(py: Python<'_>, table: &PyTable, args: ReadArgs<'_>) -> PyResult<PyBatchStream> {
     table.ready()?;
-    let mut b = table.inner.scan();
-    if let Some(cols) = &args.columns {
-        let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-        b = b.project(&refs);
-    }
-    if let Some(f) = &args.filter {
-        if let Some(expr) = filter_expr(f)? {
-            b = b.filter(expr);
-        }
-    }
-    if let Some(parts) = &args.partitions {
-        let sel = parts
-            .iter()
-            .map(partition_selector)
-            .collect::<PyResult<Vec<_>>>()?;
-        b = b.partitions(sel);
-    }
-    if let Some(n) = args.limit {
-        b = b.limit(n);
-    }
-    let start = args
-        .start
-        .as_ref()
-        .map(|s| time_point(s, "start"))
-        .transpose()?;
-    let end = args
-        .end
-        .as_ref()
-        .map(|e| time_point(e, "end"))
-        .transpose()?;
-    b = b.between_options(start, end);
-    if let Some(tz) = &args.tz {
-        b = b.time_zone(tz);
-    }
-    b = b
-        .read_optimized(args.read_optimized)
-        .changelog(args.changelog);
-    let reader = py.detach(move || b.execute()).py_err()?;
+    let request = read_request(&args)?;
+    let t = table.inner.clone();
+    let reader = py.detach(move || t.read(&request)).py_err()?;
+    warn_all(py, reader.warnings())?;
     Ok(PyBatchStream::new(reader, table.live.clone()))
 }
 
@@ -100,7 +103,7 @@ pub fn scan(py: Python<'_>, table: &PyTable, args: ReadArgs<'_>) -> PyResult<PyB
 pub fn count(py: Python<'_>, table: &PyTable) -> PyResult<u64> {
     table.ready()?;
     let t = table.inner.clone();
-    py.detach(move || t.count()).py_err()
+    py.detach(move || t.count(&ReadRequest::default())).py_err()
 }
 
 /// Point lookups of the keys in `keys`; the found rows as one batch.
@@ -135,23 +138,20 @@ pub fn subscribe(
     tz: Option<String>,
 ) -> PyResult<PySubscription> {
     table.ready()?;
-    let mode: StartupMode = startup_mode(start, tz.as_deref())?;
-    let parts = partitions
-        .map(|p| {
-            p.iter()
-                .map(partition_selector)
-                .collect::<PyResult<Vec<_>>>()
-        })
-        .transpose()?;
+    let request = SubscribeRequest {
+        columns,
+        partitions: partitions
+            .map(|p| {
+                p.iter()
+                    .map(partition_selector)
+                    .collect::<PyResult<Vec<_>>>()
+            })
+            .transpose()?,
+        startup_mode: startup_mode(start, tz.as_deref())?,
+        ..SubscribeRequest::default()
+    };
     let t = table.inner.clone();
-    let sub = py
-        .detach(move || {
-            let refs: Option<Vec<&str>> = columns
-                .as_ref()
-                .map(|c| c.iter().map(String::as_str).collect());
-            t.subscribe_with(mode, refs.as_deref(), parts)
-        })
-        .py_err()?;
+    let sub = py.detach(move || t.subscribe(&request)).py_err()?;
     Ok(PySubscription {
         inner: Arc::new(Mutex::new(Some(sub))),
         live: table.live.clone(),

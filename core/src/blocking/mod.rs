@@ -7,8 +7,9 @@
 //!   inside an async runtime (clear [`ErrorKind::Unsupported`](crate::ErrorKind) error) instead
 //!   of nesting. Safe from any thread.
 //! - [`Connection`], [`Admin`], [`Table`], [`AppendWriter`], [`UpsertWriter`], [`WriteHandle`].
-//! - [`BatchReader`] (an [`arrow_array::RecordBatchReader`]) over any [`AsyncBatchSource`];
-//!   the scan wrappers in [`scan`] return it.
+//! - Reads from one plain request each (see [`scan`]): [`Table::read`]`(&ReadRequest)` ->
+//!   [`BatchReader`] (an [`arrow_array::RecordBatchReader`] carrying the read's warnings),
+//!   [`Table::count`], [`Table::subscribe`]`(&SubscribeRequest)` -> [`scan::Subscription`].
 
 mod reader;
 mod runtime;
@@ -26,6 +27,7 @@ use crate::row::Datum;
 use crate::write::{self, WriteFuture};
 use crate::Result;
 
+pub use crate::scan::{BucketOffset, Filter, ReadRequest, StartupMode, SubscribeRequest};
 pub use reader::{AsyncBatchSource, BatchReader};
 pub use runtime::{
     block_on, block_on_interruptible, configure_runtime, runtime_handle, shutdown_runtime,

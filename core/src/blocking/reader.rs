@@ -7,7 +7,7 @@ use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::runtime::block_on;
-use crate::Result;
+use crate::{Result, Warning};
 
 /// An async source of record batches (scanners implement it): `next_batch` yields the next
 /// batch, `None` at the end.
@@ -26,6 +26,7 @@ pub struct BatchReader {
     schema: SchemaRef,
     source: Box<dyn AsyncBatchSource>,
     done: bool,
+    warnings: Vec<Warning>,
 }
 
 impl std::fmt::Debug for BatchReader {
@@ -60,7 +61,20 @@ impl BatchReader {
             schema: source.schema(),
             source: Box::new(source),
             done: false,
+            warnings: Vec::new(),
         }
+    }
+
+    /// Attaches warnings about the read (see [`BatchReader::warnings`]).
+    pub fn with_warnings(mut self, warnings: Vec<Warning>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+
+    /// What the caller should be told about this read, known when it was planned (e.g. a
+    /// time-range window starting before `now - table.log.ttl`). Bindings surface these.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
 
     /// A reader over batches already in memory.

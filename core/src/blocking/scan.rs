@@ -1,7 +1,8 @@
-//! Blocking scan wrappers: [`Table::scan`](super::Table::scan) -> [`ScanBuilder`] whose
-//! `execute()` returns a [`BatchReader`] (an `arrow_array::RecordBatchReader`), plus
-//! [`Table::count`](super::Table::count), [`Lookuper`] and [`Subscription`], all on the global
-//! runtime.
+//! Blocking reads, all on the global runtime and each from one plain request:
+//! [`Table::read`](super::Table::read) (a [`ReadRequest`] -> [`BatchReader`], an
+//! `arrow_array::RecordBatchReader`), [`Table::count`](super::Table::count),
+//! [`Table::subscribe`](super::Table::subscribe) (a [`SubscribeRequest`] -> [`Subscription`])
+//! and [`Lookuper`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,9 +13,7 @@ use arrow_schema::SchemaRef;
 
 use super::{block_on, AsyncBatchSource, BatchReader, Table};
 use crate::row::Datum;
-use crate::scan::{
-    self, BatchStream, ChangeBatch, Expr, PartitionSelector, StartupMode, TimePoint, TimeZoneSpec,
-};
+use crate::scan::{self, BatchStream, BucketOffset, ChangeBatch, ReadRequest, SubscribeRequest};
 use crate::Result;
 
 fn run<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
@@ -35,23 +34,33 @@ impl AsyncBatchSource for StreamSource {
     }
 }
 
-/// A blocking reader over an async batch stream.
+/// A blocking reader over an async batch stream (its warnings included).
 pub fn reader_of(stream: BatchStream) -> BatchReader {
-    BatchReader::new(StreamSource(stream))
+    let warnings = stream.warnings().to_vec();
+    BatchReader::new(StreamSource(stream)).with_warnings(warnings)
 }
 
 impl Table {
-    /// A bounded read of this table (see [`crate::scan::ScanBuilder`]).
-    pub fn scan(&self) -> ScanBuilder {
-        ScanBuilder {
-            inner: self.inner().scan(),
-        }
+    /// Plans and starts the read `request` describes (validating every option first; high
+    /// watermarks and window bounds are taken now). The reader pulls batches on the global
+    /// runtime and carries the read's [`warnings`](BatchReader::warnings).
+    pub fn read(&self, request: &ReadRequest) -> Result<BatchReader> {
+        let b = request.to_scan(self.inner());
+        let stream = run(async move { b.execute().await })?;
+        Ok(reader_of(stream))
     }
 
-    /// The number of rows (see [`crate::client::Table::count`]).
-    pub fn count(&self) -> Result<u64> {
-        let t = self.inner().clone();
-        run(async move { t.count().await })
+    /// The schema [`Table::read`] returns for `request`, without reading anything.
+    pub fn read_schema(&self, request: &ReadRequest) -> Result<SchemaRef> {
+        request.to_scan(self.inner()).output_schema()
+    }
+
+    /// The number of rows [`Table::read`] would return for `request`
+    /// (`&ReadRequest::default()`: log tables the records retained in the log, primary-key
+    /// tables the keys of the latest view).
+    pub fn count(&self, request: &ReadRequest) -> Result<u64> {
+        let b = request.to_scan(self.inner());
+        run(async move { b.count().await })
     }
 
     /// A lookuper for point and prefix lookups (primary-key tables).
@@ -61,115 +70,12 @@ impl Table {
         })
     }
 
-    /// An unbounded subscription to the table's changes from `mode`.
-    pub fn subscribe(&self, mode: StartupMode) -> Result<Subscription> {
-        self.subscribe_with(mode, None, None)
-    }
-
-    /// [`Table::subscribe`] limited to some columns and/or partitions.
-    pub fn subscribe_with(
-        &self,
-        mode: StartupMode,
-        projection: Option<&[&str]>,
-        partitions: Option<Vec<PartitionSelector>>,
-    ) -> Result<Subscription> {
+    /// An unbounded subscription to the table's changes, as `request` describes.
+    pub fn subscribe(&self, request: &SubscribeRequest) -> Result<Subscription> {
         let t = self.inner().clone();
-        let proj: Option<Vec<String>> =
-            projection.map(|p| p.iter().map(|s| s.to_string()).collect());
-        let inner = run(async move {
-            let refs: Option<Vec<&str>> = proj
-                .as_ref()
-                .map(|p| p.iter().map(String::as_str).collect());
-            t.subscribe_with(mode, refs.as_deref(), partitions).await
-        })?;
+        let request = request.clone();
+        let inner = run(async move { t.subscribe_request(&request).await })?;
         Ok(Subscription { inner })
-    }
-}
-
-/// Blocking form of [`crate::scan::ScanBuilder`]: the same options; `execute` returns a
-/// [`BatchReader`].
-#[derive(Debug, Clone)]
-pub struct ScanBuilder {
-    inner: scan::ScanBuilder,
-}
-
-impl ScanBuilder {
-    fn map(self, f: impl FnOnce(scan::ScanBuilder) -> scan::ScanBuilder) -> ScanBuilder {
-        ScanBuilder {
-            inner: f(self.inner),
-        }
-    }
-    /// The async builder inside.
-    pub fn inner(&self) -> &scan::ScanBuilder {
-        &self.inner
-    }
-    /// Reads only these columns, in this order.
-    pub fn project(self, columns: &[&str]) -> ScanBuilder {
-        self.map(|b| b.project(columns))
-    }
-    /// Keeps only rows matching `expr` (calls are ANDed).
-    pub fn filter(self, expr: Expr) -> ScanBuilder {
-        self.map(|b| b.filter(expr))
-    }
-    /// Keeps only rows matching the text filter (see [`crate::scan::parse_filter`]).
-    pub fn filter_text(self, text: &str) -> ScanBuilder {
-        self.map(|b| b.filter_text(text))
-    }
-    /// Reads only these partitions.
-    pub fn partitions<I, P>(self, partitions: I) -> ScanBuilder
-    where
-        I: IntoIterator<Item = P>,
-        P: Into<PartitionSelector>,
-    {
-        self.map(|b| b.partitions(partitions))
-    }
-    /// At most `n` rows.
-    pub fn limit(self, n: usize) -> ScanBuilder {
-        self.map(|b| b.limit(n))
-    }
-    /// The commit-time window `[start, end)`.
-    pub fn between(self, start: impl Into<TimePoint>, end: Option<TimePoint>) -> ScanBuilder {
-        self.map(|b| b.between(start, end))
-    }
-    /// The window from optional bounds (an end without a start is an error).
-    pub fn between_options(self, start: Option<TimePoint>, end: Option<TimePoint>) -> ScanBuilder {
-        self.map(|b| b.between_options(start, end))
-    }
-    /// The zone of the window's texts and wall clocks (default: the process's local zone).
-    pub fn time_zone(self, zone: &str) -> ScanBuilder {
-        self.map(|b| b.time_zone(zone))
-    }
-    /// [`ScanBuilder::time_zone`] with a parsed zone.
-    pub fn time_zone_spec(self, zone: TimeZoneSpec) -> ScanBuilder {
-        self.map(|b| b.time_zone_spec(zone))
-    }
-    /// Snapshot-only read of a primary-key table.
-    pub fn read_optimized(self, enabled: bool) -> ScanBuilder {
-        self.map(|b| b.read_optimized(enabled))
-    }
-    /// Changelog form with `_change_type`, `_log_offset`, `_commit_timestamp` first.
-    pub fn changelog(self, enabled: bool) -> ScanBuilder {
-        self.map(|b| b.changelog(enabled))
-    }
-    /// The schema the read will return.
-    pub fn output_schema(&self) -> Result<SchemaRef> {
-        self.inner.output_schema()
-    }
-    /// Plans and starts the read; the reader pulls batches on the global runtime.
-    pub fn execute(self) -> Result<BatchReader> {
-        let b = self.inner;
-        let stream = run(async move { b.execute().await })?;
-        Ok(reader_of(stream))
-    }
-    /// Runs the read and counts its rows.
-    pub fn count(self) -> Result<u64> {
-        let b = self.inner;
-        run(async move { b.count().await })
-    }
-    /// Runs the read and collects every batch.
-    pub fn collect(self) -> Result<Vec<RecordBatch>> {
-        let b = self.inner;
-        run(async move { b.collect().await })
     }
 }
 
@@ -191,6 +97,11 @@ impl Lookuper {
     /// Rows found for the keys of `keys` (by column name), in key order.
     pub fn lookup(&self, keys: &RecordBatch) -> Result<RecordBatch> {
         run(self.inner.lookup(keys))
+    }
+    /// The rows found with the key-index column first (see
+    /// [`crate::scan::Lookuper::lookup_with_key_index`]).
+    pub fn lookup_with_key_index(&self, keys: &RecordBatch) -> Result<RecordBatch> {
+        run(self.inner.lookup_with_key_index(keys))
     }
     /// One optional row per key.
     pub fn lookup_rows(&self, keys: &[Vec<Datum>]) -> Result<Vec<Option<Vec<Datum>>>> {
@@ -221,8 +132,9 @@ impl Subscription {
     pub fn poll(&mut self, timeout: Duration) -> Result<Vec<ChangeBatch>> {
         run(self.inner.poll(timeout))
     }
-    /// (partition id, bucket, next offset) of every bucket.
-    pub fn positions(&self) -> Vec<(Option<i64>, i32, i64)> {
-        self.inner.positions()
+    /// The next offset of every bucket read (see [`crate::scan::Subscription::position`]):
+    /// store it in a checkpoint, pass it as [`SubscribeRequest::start_offsets`] to resume.
+    pub fn position(&self) -> Vec<BucketOffset> {
+        self.inner.position()
     }
 }

@@ -69,6 +69,19 @@ impl CompareOp {
         }
     }
 
+    /// The operator spelled `symbol`: `=` / `==`, `!=` / `<>`, `<`, `<=`, `>`, `>=`.
+    pub fn parse(symbol: &str) -> Option<CompareOp> {
+        Some(match symbol {
+            "=" | "==" => CompareOp::Eq,
+            "!=" | "<>" => CompareOp::NotEq,
+            "<" => CompareOp::Lt,
+            "<=" => CompareOp::LtEq,
+            ">" => CompareOp::Gt,
+            ">=" => CompareOp::GtEq,
+            _ => return None,
+        })
+    }
+
     /// The operator with its operands swapped (`a < b` is `b > a`).
     pub fn flip(self) -> CompareOp {
         match self {
@@ -78,6 +91,93 @@ impl CompareOp {
             CompareOp::GtEq => CompareOp::LtEq,
             other => other,
         }
+    }
+}
+
+/// The operator of a `(column, op, value)` filter term, the tuple form bindings accept
+/// (pyarrow / pandas `filters=`); [`TermOp::parse`] is the one reading of its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TermOp {
+    /// A comparison with one value.
+    Compare(CompareOp),
+    /// `in`: one of a list of values.
+    In,
+    /// `not in`
+    NotIn,
+    /// `is null` (no value)
+    IsNull,
+    /// `is not null` (no value)
+    IsNotNull,
+    /// `like` a pattern
+    Like,
+    /// `not like` a pattern
+    NotLike,
+}
+
+impl TermOp {
+    /// The words, as listed in errors.
+    pub const WORDS: &'static str =
+        "=, ==, !=, <>, <, <=, >, >=, in, not in, is null, is not null, like, not like";
+
+    /// Parses an operator word (case and spacing do not matter); an invalid-argument error
+    /// naming the word and the accepted ones otherwise.
+    pub fn parse(word: &str) -> Result<TermOp> {
+        let norm = word
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_ascii_lowercase();
+        if let Some(op) = CompareOp::parse(&norm) {
+            return Ok(TermOp::Compare(op));
+        }
+        Ok(match norm.as_str() {
+            "in" => TermOp::In,
+            "not in" => TermOp::NotIn,
+            "is null" => TermOp::IsNull,
+            "is not null" => TermOp::IsNotNull,
+            "like" => TermOp::Like,
+            "not like" => TermOp::NotLike,
+            _ => crate::bail_invalid!("unknown filter operator {word:?}; use {}", Self::WORDS),
+        })
+    }
+
+    /// Whether the operator takes a value (`is null` / `is not null` do not).
+    pub fn takes_value(self) -> bool {
+        !matches!(self, TermOp::IsNull | TermOp::IsNotNull)
+    }
+
+    /// Whether the value is a list (`in`, `not in`).
+    pub fn takes_list(self) -> bool {
+        matches!(self, TermOp::In | TermOp::NotIn)
+    }
+
+    /// The term `column op values`: one value for a comparison, a list for `in` / `not in`,
+    /// none for `is [not] null`, one string for `[not] like`.
+    pub fn term(self, column: &str, mut values: Vec<Literal>) -> Result<Expr> {
+        let one = |values: &mut Vec<Literal>| match values.len() {
+            1 => Ok(values.remove(0)),
+            n => Err(Error::invalid(format!(
+                "filter term on '{column}' needs exactly one value, got {n}"
+            ))),
+        };
+        Ok(match self {
+            TermOp::Compare(op) => Expr::compare(column, op, one(&mut values)?),
+            TermOp::In => Expr::is_in(column, values),
+            TermOp::NotIn => Expr::not_in(column, values),
+            TermOp::IsNull => Expr::is_null(column),
+            TermOp::IsNotNull => Expr::is_not_null(column),
+            TermOp::Like | TermOp::NotLike => {
+                let Literal::String(pattern) = one(&mut values)? else {
+                    crate::bail_invalid!("filter term '{column} like ...' needs a str pattern");
+                };
+                let e = Expr::like(column, pattern);
+                if self == TermOp::NotLike {
+                    e.not()
+                } else {
+                    e
+                }
+            }
+        })
     }
 }
 
@@ -1627,14 +1727,7 @@ impl Parser<'_> {
         };
         if let Some(Tok::Op(op)) = self.peek().cloned() {
             self.pos += 1;
-            let op = match op {
-                "=" => CompareOp::Eq,
-                "!=" => CompareOp::NotEq,
-                "<" => CompareOp::Lt,
-                "<=" => CompareOp::LtEq,
-                ">" => CompareOp::Gt,
-                _ => CompareOp::GtEq,
-            };
+            let op = CompareOp::parse(op).unwrap_or(CompareOp::GtEq);
             let value = self.literal()?;
             return Ok(Expr::Compare { column, op, value });
         }

@@ -15,6 +15,10 @@ use crate::proto::{
 use crate::row::Datum;
 use crate::{Error, Result};
 
+/// Name of the key-index column of [`Lookuper::lookup_with_key_index`] (INT32: the row of the
+/// keys batch each found row answers).
+pub const KEY_INDEX_COLUMN: &str = "_key_index";
+
 /// Looks rows of a primary-key table up by key.
 #[derive(Debug, Clone)]
 pub struct Lookuper {
@@ -215,6 +219,45 @@ impl Lookuper {
             &info.schema().data_types(),
             &rows,
         )
+    }
+
+    /// [`Lookuper::lookup`] that says which key each row answers: the rows found, with an
+    /// INT32 column [`KEY_INDEX_COLUMN`] (the row of `keys` it was found for) first. Engines
+    /// that batch the keys of several probes (a lookup join) use it to route each row back.
+    pub async fn lookup_with_key_index(&self, keys: &RecordBatch) -> Result<RecordBatch> {
+        let rows = self.key_rows(keys, &self.pk_cols).await?;
+        let results = self.lookup_rows(&rows).await?;
+        let mut index = Vec::new();
+        let mut found = Vec::new();
+        for (i, r) in results.into_iter().enumerate() {
+            if let Some(row) = r {
+                index.push(
+                    i32::try_from(i).map_err(|_| {
+                        Error::invalid(format!("too many lookup keys ({i} and more)"))
+                    })?,
+                );
+                found.push(row);
+            }
+        }
+        let info = &self.table.info;
+        let rows = crate::row::rows_to_record_batch(
+            &info.schema().to_arrow(),
+            &info.schema().data_types(),
+            &found,
+        )?;
+        let mut fields = vec![arrow_schema::Field::new(
+            KEY_INDEX_COLUMN,
+            arrow_schema::DataType::Int32,
+            false,
+        )];
+        fields.extend(rows.schema().fields().iter().map(|f| f.as_ref().clone()));
+        let mut columns: Vec<arrow_array::ArrayRef> =
+            vec![std::sync::Arc::new(arrow_array::Int32Array::from(index))];
+        columns.extend(rows.columns().iter().cloned());
+        Ok(RecordBatch::try_new(
+            std::sync::Arc::new(arrow_schema::Schema::new(fields)),
+            columns,
+        )?)
     }
 
     async fn key_rows(&self, keys: &RecordBatch, cols: &[usize]) -> Result<Vec<Vec<Datum>>> {

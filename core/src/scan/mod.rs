@@ -19,6 +19,7 @@ pub mod expr;
 pub mod fold;
 mod lookup;
 mod reader;
+mod request;
 mod stream;
 mod subscribe;
 pub mod time;
@@ -27,9 +28,10 @@ use std::sync::Arc;
 
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 
-pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Literal};
+pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Literal, TermOp};
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
-pub use lookup::Lookuper;
+pub use lookup::{Lookuper, KEY_INDEX_COLUMN};
+pub use request::{BucketOffset, Filter, ReadRequest, SubscribeRequest};
 pub use stream::BatchStream;
 pub use subscribe::{ChangeBatch, StartupMode, Subscription};
 pub use time::{parse_timestamp, PinnedRange, TimePoint, TimeRange, TimeZoneSpec};
@@ -100,6 +102,8 @@ pub struct ScanBuilder {
     time_zone: TimeZoneSpec,
     read_optimized: bool,
     changelog: bool,
+    buckets: Option<Vec<i32>>,
+    batch_size: Option<usize>,
     deferred: Option<Error>,
 }
 
@@ -116,8 +120,15 @@ impl ScanBuilder {
             time_zone: TimeZoneSpec::Local,
             read_optimized: false,
             changelog: false,
+            buckets: None,
+            batch_size: None,
             deferred: None,
         }
+    }
+
+    /// The read a [`ReadRequest`] describes (invalid options fail when it is executed).
+    pub fn from_request(table: Table, request: &ReadRequest) -> ScanBuilder {
+        request.apply(ScanBuilder::new(table))
     }
 
     fn defer(&mut self, e: Error) {
@@ -227,6 +238,20 @@ impl ScanBuilder {
         self
     }
 
+    /// Reads only these buckets (of every partition read); a bucket id outside the table's
+    /// buckets is an error when the read is planned. One Spark input partition / Flink split
+    /// reads one bucket of one partition this way.
+    pub fn buckets(mut self, buckets: impl IntoIterator<Item = i32>) -> ScanBuilder {
+        self.buckets = Some(buckets.into_iter().collect());
+        self
+    }
+
+    /// Returns batches of at most `rows` rows (0: as the server's batches come).
+    pub fn batch_size(mut self, rows: usize) -> ScanBuilder {
+        self.batch_size = Some(rows).filter(|r| *r > 0);
+        self
+    }
+
     /// The table being read.
     pub fn table(&self) -> &Table {
         &self.table
@@ -248,15 +273,35 @@ impl ScanBuilder {
     /// taken now) and starts it.
     pub async fn execute(self) -> Result<BatchStream> {
         let path = self.table.info.table_path.clone();
-        let plan = reader::plan(self)
+        let batch_size = self.batch_size;
+        let mut plan = reader::plan(self)
             .await
             .map_err(|e| add_table_context(e, &path.to_string()))?;
-        Ok(reader::run(plan))
+        let warnings = std::mem::take(&mut plan.warnings);
+        Ok(reader::run(plan)
+            .with_warnings(warnings)
+            .with_max_rows(batch_size))
     }
 
-    /// Runs the read and counts its rows.
+    /// The number of rows the read returns. A log-table read without a filter or window is
+    /// counted from the buckets' offsets, without reading the records.
     pub async fn count(self) -> Result<u64> {
-        self.execute().await?.count_rows().await
+        let from_offsets = !self.table.info.descriptor.has_primary_key()
+            && self.filter.is_none()
+            && self.between.is_none()
+            && self.deferred.is_none();
+        if !from_offsets {
+            return self.execute().await?.count_rows().await;
+        }
+        // The options are still checked (an unknown column is an error, as in a read).
+        self.output_schema()?;
+        let n = reader::log_count(
+            &self.table,
+            self.partitions.as_deref(),
+            self.buckets.as_deref(),
+        )
+        .await?;
+        Ok(self.limit.map_or(n, |l| n.min(l as u64)))
     }
 
     /// Runs the read and collects every batch.
@@ -313,7 +358,7 @@ impl Table {
     /// The number of rows: for log tables the records retained in the log, for primary-key
     /// tables the keys of the latest view.
     pub async fn count(&self) -> Result<u64> {
-        reader::count(self).await
+        self.scan().count().await
     }
 
     /// A lookuper for point and prefix lookups (primary-key tables).
@@ -323,7 +368,7 @@ impl Table {
 
     /// An unbounded subscription to the table's changes, from `mode`.
     pub async fn subscribe(&self, mode: StartupMode) -> Result<Subscription> {
-        Subscription::start_with(self.clone(), mode, None, None).await
+        self.subscribe_request(&SubscribeRequest::new(mode)).await
     }
 
     /// [`Table::subscribe`] limited to some partitions and/or reading only some columns.
@@ -333,7 +378,17 @@ impl Table {
         projection: Option<&[&str]>,
         partitions: Option<Vec<PartitionSelector>>,
     ) -> Result<Subscription> {
-        let proj = projection.map(|p| p.iter().map(|s| s.to_string()).collect());
-        Subscription::start_with(self.clone(), mode, proj, partitions).await
+        let request = SubscribeRequest {
+            columns: projection.map(|p| p.iter().map(|s| s.to_string()).collect()),
+            partitions,
+            ..SubscribeRequest::new(mode)
+        };
+        self.subscribe_request(&request).await
+    }
+
+    /// The subscription a [`SubscribeRequest`] describes (columns, partitions, buckets,
+    /// startup mode and explicit start offsets).
+    pub async fn subscribe_request(&self, request: &SubscribeRequest) -> Result<Subscription> {
+        Subscription::start(self.clone(), request).await
     }
 }

@@ -11,7 +11,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use super::expr::{filter_batch, prune_partitions, Expr};
 use super::fold::{ChangeRecord, ChangelogFold, KeyChange};
 use super::stream::{BatchStream, Emitter};
-use super::time::{now_millis, warn_if_before_retention, PinnedRange, TimeRange};
+use super::time::{now_millis, retention_warning, PinnedRange, TimeRange};
 use super::{changelog_meta_fields, resolve_projection, PartitionSelector, ScanBuilder};
 use crate::client::{OffsetSpec, PartitionInfo, Table};
 use crate::metadata::error_codes;
@@ -80,6 +80,8 @@ pub(crate) struct Plan {
     /// Primary-key columns within the fetched columns (fold) and their types.
     pub key_cols: Vec<usize>,
     pub key_types: Vec<DataType>,
+    /// What the caller should be told about this read (e.g. a window reaching past retention).
+    pub warnings: Vec<crate::Warning>,
 }
 
 pub(crate) fn table_name(table: &Table) -> String {
@@ -214,11 +216,12 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         }
     };
     let now = now_millis();
+    let mut warnings = Vec::new();
     let range = match &window {
         Some(w) => {
             let p = w.pin(now)?;
             let ttl = info.descriptor.log_ttl_ms().ok();
-            warn_if_before_retention(&name, &p, ttl, now);
+            warnings.extend(retention_warning(&name, &p, ttl, now));
             Some(p)
         }
         None => None,
@@ -295,6 +298,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
     let key_types: Vec<DataType> = pk_cols.iter().map(|c| types[*c].clone()).collect();
 
     // --- partitions and bucket bounds
+    let bucket_ids = super::request::select_buckets(&table, b.buckets.as_deref())?;
     let parts = select_partitions(&table, b.partitions.as_deref(), b.filter.as_ref()).await?;
     let mut buckets = Vec::new();
     for p in parts {
@@ -303,7 +307,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
             None => (None, None),
         };
         if mode == Mode::Kv {
-            for bucket in 0..info.num_buckets() {
+            for &bucket in &bucket_ids {
                 buckets.push(BucketRead {
                     partition_id: pid,
                     partition_name: pname.clone(),
@@ -321,7 +325,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
                 .map_err(|e| future_start_error(e, &table, r))?,
             None => offsets(&table, pid, OffsetSpec::Earliest).await?,
         };
-        for bucket in 0..info.num_buckets() {
+        for &bucket in &bucket_ids {
             let end = ends.get(&bucket).copied().unwrap_or(0);
             let start = starts.get(&bucket).copied().unwrap_or(end);
             if start >= end {
@@ -350,6 +354,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         limit: b.limit,
         key_cols,
         key_types,
+        warnings,
     })
 }
 
@@ -1256,19 +1261,23 @@ pub(crate) async fn scan_kv_bucket_with_offset(
     Ok((out, log_offset))
 }
 
-/// Row count: log tables from their offsets, primary-key tables from their latest view.
-pub(crate) async fn count(table: &Table) -> Result<u64> {
-    if table.info.descriptor.has_primary_key() {
-        return table.scan().count().await;
-    }
-    let parts = select_partitions(table, None, None).await?;
+/// The number of records of a log table (of the selected partitions and buckets), from the
+/// offsets of every bucket rather than by reading the records.
+pub(crate) async fn log_count(
+    table: &Table,
+    partitions: Option<&[PartitionSelector]>,
+    buckets: Option<&[i32]>,
+) -> Result<u64> {
+    let bucket_ids = super::request::select_buckets(table, buckets)?;
+    let parts = select_partitions(table, partitions, None).await?;
     let mut total = 0u64;
     for p in parts {
         let pid = p.map(|p| p.partition_id);
         let ends = offsets(table, pid, OffsetSpec::Latest).await?;
         let starts = offsets(table, pid, OffsetSpec::Earliest).await?;
-        for (bucket, end) in ends {
-            let start = starts.get(&bucket).copied().unwrap_or(0);
+        for bucket in &bucket_ids {
+            let end = ends.get(bucket).copied().unwrap_or(0);
+            let start = starts.get(bucket).copied().unwrap_or(0);
             total += (end - start).max(0) as u64;
         }
     }

@@ -7,7 +7,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use tokio::sync::mpsc;
 
-use crate::Result;
+use crate::{Result, Warning};
 
 /// How many finished batches a reader may run ahead of its consumer.
 const CHANNEL_DEPTH: usize = 4;
@@ -21,6 +21,11 @@ pub struct BatchStream {
     rx: mpsc::Receiver<Result<RecordBatch>>,
     task: Option<tokio::task::JoinHandle<()>>,
     done: bool,
+    /// At most this many rows per batch handed out (None: as produced).
+    max_rows: Option<usize>,
+    /// The rows of a produced batch not handed out yet (when `max_rows` split it).
+    rest: Option<RecordBatch>,
+    warnings: Vec<Warning>,
 }
 
 impl std::fmt::Debug for BatchStream {
@@ -55,6 +60,9 @@ impl BatchStream {
             rx,
             task: Some(task),
             done: false,
+            max_rows: None,
+            rest: None,
+            warnings: Vec::new(),
         }
     }
 
@@ -70,12 +78,45 @@ impl BatchStream {
             rx,
             task: None,
             done: false,
+            max_rows: None,
+            rest: None,
+            warnings: Vec::new(),
         }
     }
 
     /// The schema of every batch.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// Hands out batches of at most `rows` rows (larger ones are split, without copying);
+    /// 0 or None: batches as they are produced.
+    pub fn with_max_rows(mut self, rows: Option<usize>) -> BatchStream {
+        self.max_rows = rows.filter(|r| *r > 0);
+        self
+    }
+
+    /// Attaches warnings found while planning the read.
+    pub(crate) fn with_warnings(mut self, warnings: Vec<Warning>) -> BatchStream {
+        self.warnings = warnings;
+        self
+    }
+
+    /// What the caller should be told about this read (e.g. a time-range window starting
+    /// before the log's retention); empty for most reads.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// At most `max_rows` rows of `batch`; the remainder is kept for the next call.
+    fn split(&mut self, batch: RecordBatch) -> RecordBatch {
+        match self.max_rows {
+            Some(max) if batch.num_rows() > max => {
+                self.rest = Some(batch.slice(max, batch.num_rows() - max));
+                batch.slice(0, max)
+            }
+            _ => batch,
+        }
     }
 
     /// The next batch, `None` at the end. After an error the stream ends.
@@ -85,11 +126,14 @@ impl BatchStream {
 
     /// Polls for the next batch (the `Stream` method without the trait).
     pub fn poll_next_batch(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<RecordBatch>>> {
+        if let Some(rest) = self.rest.take() {
+            return Poll::Ready(Some(Ok(self.split(rest))));
+        }
         if self.done {
             return Poll::Ready(None);
         }
         match self.rx.poll_recv(cx) {
-            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(b))),
+            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(self.split(b)))),
             Poll::Ready(Some(Err(e))) => {
                 self.done = true;
                 self.stop();

@@ -1,6 +1,6 @@
 //! [`Subscription`]: an unbounded stream of a table's changes from a startup mode.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -8,19 +8,22 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use super::reader::{
-    fetch_once, latest_view_bucket, select_partitions, with_changelog_columns, BucketRead,
-    FetchColumns, FetchedBatch,
+    fetch_once, latest_view_bucket, select_partitions, table_name, with_changelog_columns,
+    BucketRead, FetchColumns, FetchedBatch,
 };
-use super::{resolve_projection, PartitionSelector};
+use super::request::{select_buckets, BucketOffset, SubscribeRequest};
+use super::resolve_projection;
+use super::time::{parse_timestamp, TimeZoneSpec};
 use crate::client::{OffsetSpec, Table};
 use crate::record::ChangeType;
 use crate::{Error, Result};
 
-/// Where a subscription starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a subscription starts (Fluss's `scan.startup.mode`; the default is `full`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StartupMode {
     /// Log tables: from the earliest offset. Primary-key tables: a snapshot of the current
     /// state (as inserts, through ScanKv), then the log from the snapshot's offset.
+    #[default]
     Full,
     /// From the earliest retained offset.
     Earliest,
@@ -30,26 +33,93 @@ pub enum StartupMode {
     Timestamp(i64),
 }
 
+const STARTUP_WORDS: &str = "'full', 'earliest', 'latest' and 'timestamp'";
+
 impl StartupMode {
-    /// Parses `full`, `earliest`, `latest` or `timestamp:<epoch ms>`.
+    /// Parses `full`, `earliest`, `latest` or `timestamp:<epoch ms>` (any case).
     pub fn parse(text: &str) -> Result<StartupMode> {
-        let t = text.trim().to_ascii_lowercase();
-        match t.as_str() {
-            "full" => Ok(StartupMode::Full),
-            "earliest" => Ok(StartupMode::Earliest),
-            "latest" => Ok(StartupMode::Latest),
-            _ => match t
-                .strip_prefix("timestamp:")
-                .map(|v| v.trim().parse::<i64>())
-            {
-                Some(Ok(ms)) => Ok(StartupMode::Timestamp(ms)),
-                _ => Err(Error::invalid(format!(
-                    "Unsupported scan start up mode: {text}. Supported values are 'full', \
-                     'earliest', 'latest' and 'timestamp:<epoch ms>'. For a time-range batch \
-                     read use between(start, end) instead."
-                ))),
-            },
+        match Self::parse_word(text)? {
+            Some(m) => Ok(m),
+            None => Err(Error::invalid(format!(
+                "Unsupported scan start up mode: {text}. Supported values are 'full', \
+                 'earliest', 'latest' and 'timestamp:<epoch ms>'. For a time-range batch \
+                 read use between(start, end) instead."
+            ))),
         }
+    }
+
+    /// A startup word (`full`, `earliest`, `latest`, `timestamp:<epoch ms>`), None when the
+    /// text is none of them; an error for `timestamp:` followed by something else.
+    fn parse_word(text: &str) -> Result<Option<StartupMode>> {
+        let t = text.trim().to_ascii_lowercase();
+        Ok(match t.as_str() {
+            "full" => Some(StartupMode::Full),
+            "earliest" => Some(StartupMode::Earliest),
+            "latest" => Some(StartupMode::Latest),
+            _ => match t.strip_prefix("timestamp:") {
+                Some(v) => Some(StartupMode::Timestamp(v.trim().parse::<i64>().map_err(
+                    |_| {
+                        Error::invalid(format!(
+                            "Unsupported scan start up mode: {text}. 'timestamp:' must be \
+                             followed by epoch milliseconds"
+                        ))
+                    },
+                )?)),
+                None => None,
+            },
+        })
+    }
+
+    /// A startup word as [`StartupMode::parse`] takes it, or else a timestamp text (epoch
+    /// milliseconds, `yyyy-MM-dd HH:mm:ss`, ...) read in `tz`: the one-argument form bindings
+    /// offer (`subscribe(start="latest")`, `subscribe(start="2024-01-01 08:00:00")`).
+    pub fn from_text(text: &str, tz: &TimeZoneSpec) -> Result<StartupMode> {
+        if let Some(m) = Self::parse_word(text)? {
+            return Ok(m);
+        }
+        match parse_timestamp(text, tz) {
+            Ok(ms) => Ok(StartupMode::Timestamp(ms)),
+            Err(e) => Err(Error::invalid(format!(
+                "Unsupported scan start up mode: {text}. Give one of {STARTUP_WORDS} or a \
+                 timestamp ({})",
+                e.message()
+            ))),
+        }
+    }
+
+    /// Fluss's option pair: `scan.startup.mode` (`full` when None, `earliest`, `latest`,
+    /// `timestamp`) and `scan.startup.timestamp` (epoch milliseconds or `yyyy-MM-dd HH:mm:ss`
+    /// in `tz`), which `timestamp` requires and the other modes must not be given.
+    pub fn from_options(
+        mode: Option<&str>,
+        timestamp: Option<&str>,
+        tz: &TimeZoneSpec,
+    ) -> Result<StartupMode> {
+        let word = mode.unwrap_or("full").trim().to_ascii_lowercase();
+        let mode = match word.as_str() {
+            "timestamp" => {
+                let Some(ts) = timestamp else {
+                    crate::bail_invalid!(
+                        "'scan.startup.timestamp' is required when 'scan.startup.mode' is \
+                         'timestamp'"
+                    );
+                };
+                let ms = super::time::TimePoint::from(ts).resolve(tz, "scan.startup.timestamp")?;
+                return Ok(StartupMode::Timestamp(ms));
+            }
+            "full" | "earliest" | "latest" => Self::parse(&word)?,
+            _ => crate::bail_invalid!(
+                "Unsupported scan start up mode: {}. Supported values are {STARTUP_WORDS}",
+                mode.unwrap_or_default()
+            ),
+        };
+        if let Some(ts) = timestamp {
+            crate::bail_invalid!(
+                "'scan.startup.timestamp' ({ts}) is only used with 'scan.startup.mode' = \
+                 'timestamp', not '{word}'"
+            );
+        }
+        Ok(mode)
     }
 }
 
@@ -114,15 +184,10 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    pub(crate) async fn start_with(
-        table: Table,
-        mode: StartupMode,
-        projection: Option<Vec<String>>,
-        partitions: Option<Vec<PartitionSelector>>,
-    ) -> Result<Subscription> {
+    pub(crate) async fn start(table: Table, request: &SubscribeRequest) -> Result<Subscription> {
         let info = table.info.clone();
         let full = info.schema().to_arrow();
-        let out_cols = resolve_projection(&table, &full, projection.as_deref())?;
+        let out_cols = resolve_projection(&table, &full, request.columns.as_deref())?;
         let mut fetch_cols = out_cols.clone();
         fetch_cols.sort_unstable();
         let out_pos: Vec<usize> = out_cols
@@ -132,8 +197,16 @@ impl Subscription {
         let projected = fetch_cols.len() < full.fields().len();
         let fetch_schema = Arc::new(full.project(&fetch_cols)?);
         let schema = Arc::new(full.project(&out_cols)?);
-        let parts = select_partitions(&table, partitions.as_deref(), None).await?;
-        let buckets: Vec<i32> = (0..info.num_buckets()).collect();
+        let buckets = select_buckets(&table, request.buckets.as_deref())?;
+        if let Some(bad) = request.start_offsets.iter().find(|o| o.offset < 0) {
+            crate::bail_invalid!(
+                "subscription to table '{}': start offset {bad} is negative",
+                table_name(&table)
+            );
+        }
+        let parts = select_partitions(&table, request.partitions.as_deref(), None).await?;
+        let mode = request.startup_mode;
+        let mut used = vec![false; request.start_offsets.len()];
         let mut positions = Vec::new();
         let mut pending = VecDeque::new();
         let pk_full = mode == StartupMode::Full && info.descriptor.has_primary_key();
@@ -142,18 +215,31 @@ impl Subscription {
                 Some(p) => (Some(p.partition_id), Some(p.name.clone())),
                 None => (None, None),
             };
+            // Explicit start offsets first; the startup mode decides the other buckets.
+            let mut explicit = BTreeMap::new();
+            for (i, o) in request.start_offsets.iter().enumerate() {
+                if let Some(b) = buckets.iter().find(|b| o.names(pid, pname.as_deref(), **b)) {
+                    explicit.insert(*b, o.offset);
+                    used[i] = true;
+                }
+            }
+            let by_mode: Vec<i32> = buckets
+                .iter()
+                .copied()
+                .filter(|b| !explicit.contains_key(b))
+                .collect();
             let spec = match mode {
                 StartupMode::Full | StartupMode::Earliest => OffsetSpec::Earliest,
                 StartupMode::Latest => OffsetSpec::Latest,
                 StartupMode::Timestamp(t) => OffsetSpec::Timestamp(t),
             };
-            let offsets = if pk_full {
+            let offsets = if pk_full || by_mode.is_empty() {
                 Default::default()
             } else {
                 table
                     .conn
                     .admin()
-                    .list_offsets_by_id(info.table_id, pid, &buckets, spec)
+                    .list_offsets_by_id(info.table_id, pid, &by_mode, spec)
                     .await?
             };
             for bucket in &buckets {
@@ -164,7 +250,9 @@ impl Subscription {
                     start: 0,
                     end: 0,
                 };
-                let offset = if pk_full {
+                let offset = if let Some(o) = explicit.get(bucket) {
+                    *o
+                } else if pk_full {
                     let (batches, log_offset) = latest_view_bucket(&table, &read, None).await?;
                     for b in batches {
                         let rows = project_cols(&b, &out_cols, &schema)?;
@@ -185,6 +273,14 @@ impl Subscription {
                 positions.push(Position { read, offset });
             }
         }
+        if let Some(i) = used.iter().position(|u| !u) {
+            crate::bail_invalid!(
+                "subscription to table '{}': start offset of {} names no bucket the \
+                 subscription reads (partition missing or not selected, or bucket not selected)",
+                table_name(&table),
+                request.start_offsets[i]
+            );
+        }
         Ok(Subscription {
             table,
             positions,
@@ -203,11 +299,19 @@ impl Subscription {
         self.schema.clone()
     }
 
-    /// The next offset of every bucket: (partition id, bucket, offset).
-    pub fn positions(&self) -> Vec<(Option<i64>, i32, i64)> {
+    /// The next offset of every bucket read: what a checkpoint stores, and what
+    /// [`SubscribeRequest::start_offsets`] takes to resume from it. Rows returned by
+    /// [`Subscription::poll`] are before these offsets; snapshot rows of a `full` startup not
+    /// yet returned by `poll` are not covered (checkpoint after the first poll).
+    pub fn position(&self) -> Vec<BucketOffset> {
         self.positions
             .iter()
-            .map(|p| (p.read.partition_id, p.read.bucket, p.offset))
+            .map(|p| BucketOffset {
+                partition_id: p.read.partition_id,
+                partition_name: p.read.partition_name.clone(),
+                bucket: p.read.bucket,
+                offset: p.offset,
+            })
             .collect()
     }
 

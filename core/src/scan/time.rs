@@ -25,7 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, Offset, TimeZone, Utc};
 
-use crate::{Error, Result};
+use crate::{Error, Result, Warning, WarningKind};
 
 /// The accepted forms, quoted in every parse error.
 const ACCEPTED: &str = "It should be epoch milliseconds or follow the format \
@@ -516,22 +516,30 @@ pub fn warn_if_before_retention(
     ttl_ms: Option<i64>,
     now_ms: i64,
 ) -> bool {
-    let Some(ttl) = ttl_ms.filter(|t| *t > 0) else {
-        return false;
-    };
+    retention_warning(table, range, ttl_ms, now_ms).is_some()
+}
+
+/// The warning (also logged as a `tracing` event) of a window that starts before `now - ttl`,
+/// i.e. part of it may already be deleted by `table.log.ttl`; None when the window is within
+/// retention or the TTL is None or <= 0 (data kept forever).
+pub fn retention_warning(
+    table: &str,
+    range: &PinnedRange,
+    ttl_ms: Option<i64>,
+    now_ms: i64,
+) -> Option<Warning> {
+    let ttl = ttl_ms.filter(|t| *t > 0)?;
     if range.start_ms >= now_ms.saturating_sub(ttl) {
-        return false;
+        return None;
     }
-    tracing::warn!(
-        table = table,
-        window = %range,
-        ttl_ms = ttl,
+    let message = format!(
         "time-range read of table {table}: the window {range} starts before now - table.log.ttl \
          ({}); rows older than the TTL may already be deleted, so the read can return fewer rows \
          than were written in the window (this is a hint: retention runs per segment)",
         format_duration(ttl)
     );
-    true
+    tracing::warn!(table = table, window = %range, ttl_ms = ttl, "{message}");
+    Some(Warning::new(WarningKind::BeforeRetention, message))
 }
 
 /// `7d`, `36h`, `90min`, `1500ms` style text for a duration in milliseconds.

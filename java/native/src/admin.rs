@@ -295,7 +295,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_listPartitions<'l>(
         let parts = admin(h)?.list_partitions(&path)?;
         let c = cache()?;
         let class = <&JClass>::from(c.partition_info_class.as_obj());
-        let ctor = env.get_method_id(class, "<init>", "(JLjava/lang/String;[Ljava/lang/String;)V")?;
+        let ctor =
+            env.get_method_id(class, "<init>", "(JLjava/lang/String;[Ljava/lang/String;)V")?;
         let arr = env.new_object_array(parts.len() as i32, class, JObject::null())?;
         for (i, p) in parts.iter().enumerate() {
             let pname = env.new_string(&p.name)?;

@@ -71,12 +71,13 @@ pub fn pairs(
 }
 
 /// A new Java `String[]`.
-pub fn new_string_array<'l>(
-    env: &mut JNIEnv<'l>,
-    items: &[String],
-) -> JniResult<JObjectArray<'l>> {
+pub fn new_string_array<'l>(env: &mut JNIEnv<'l>, items: &[String]) -> JniResult<JObjectArray<'l>> {
     let c = cache()?;
-    let arr = env.new_object_array(items.len() as i32, <&jni::objects::JClass>::from(c.string_class.as_obj()), JObject::null())?;
+    let arr = env.new_object_array(
+        items.len() as i32,
+        <&jni::objects::JClass>::from(c.string_class.as_obj()),
+        JObject::null(),
+    )?;
     for (i, s) in items.iter().enumerate() {
         let js = env.new_string(s)?;
         env.set_object_array_element(&arr, i as i32, &js)?;
@@ -149,7 +150,11 @@ pub fn import_batch(array_address: jlong, schema_address: jlong) -> JniResult<Re
 
 /// Writes `batch` into the JVM's `ArrowArray`/`ArrowSchema` structs (ownership passes to the
 /// JVM, which releases them through the structs' release callbacks).
-pub fn export_batch(batch: RecordBatch, array_address: jlong, schema_address: jlong) -> JniResult<()> {
+pub fn export_batch(
+    batch: RecordBatch,
+    array_address: jlong,
+    schema_address: jlong,
+) -> JniResult<()> {
     non_null_address(array_address, "Arrow array")?;
     non_null_address(schema_address, "Arrow schema")?;
     let data = StructArray::from(batch).into_data();
@@ -252,9 +257,10 @@ pub fn time_bound(env: &mut JNIEnv<'_>, bound: &JObject<'_>) -> JniResult<Option
         3 => {
             let secs = env.get_field(bound, "seconds", "J")?.j()?;
             let nanos = env.get_field(bound, "nanos", "I")?.i()?;
-            let dt = chrono::DateTime::from_timestamp(secs, nanos.max(0) as u32).ok_or_else(|| {
-                Error::invalid(format!("instant {secs}s {nanos}ns is out of range"))
-            })?;
+            let dt =
+                chrono::DateTime::from_timestamp(secs, nanos.max(0) as u32).ok_or_else(|| {
+                    Error::invalid(format!("instant {secs}s {nanos}ns is out of range"))
+                })?;
             Ok(Some(TimePoint::Instant(dt.fixed_offset())))
         }
         other => Err(Error::internal(format!("unknown TimeBound kind {other}")).into()),

@@ -103,7 +103,10 @@ fn build_cache(env: &mut JNIEnv<'_>, vm: JavaVM) -> jni::errors::Result<Cache> {
 /// # Safety
 /// Called by the JVM with a valid `JavaVM` pointer.
 #[no_mangle]
-pub unsafe extern "system" fn JNI_OnLoad(vm: *mut jni::sys::JavaVM, _reserved: *mut c_void) -> jint {
+pub unsafe extern "system" fn JNI_OnLoad(
+    vm: *mut jni::sys::JavaVM,
+    _reserved: *mut c_void,
+) -> jint {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the JVM passes a valid pointer that outlives the library.
         let vm = match unsafe { JavaVM::from_raw(vm) } {
@@ -215,11 +218,72 @@ pub fn entry<'l, T>(
     }
 }
 
+/// Detaches the current thread from the JVM when the thread ends.
+struct DetachOnExit(*mut jni::sys::JavaVM);
+
+impl Drop for DetachOnExit {
+    fn drop(&mut self) {
+        // SAFETY: the pointer is the JVM's, valid for the life of the process.
+        unsafe {
+            if let Some(detach) = (**self.0).DetachCurrentThread {
+                detach(self.0);
+            }
+        }
+    }
+}
+
+thread_local! {
+    static ATTACHED: std::cell::RefCell<Option<DetachOnExit>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The JNI environment of the current thread, attaching it first as a daemon named after the
+/// thread (`riverlet-worker`), so a runtime thread never keeps the JVM alive and shows up
+/// under its own name in thread dumps. It stays attached until it ends.
+fn attach_daemon(vm: &JavaVM) -> JniResult<JNIEnv<'static>> {
+    if let Ok(env) = vm.get_env() {
+        // SAFETY: the env pointer belongs to this (attached) thread.
+        return Ok(unsafe { JNIEnv::from_raw(env.get_raw()) }?);
+    }
+    let raw_vm = vm.get_java_vm_pointer();
+    let name = std::ffi::CString::new(
+        std::thread::current()
+            .name()
+            .unwrap_or("riverlet-runtime")
+            .replace('\0', ""),
+    )
+    .map_err(|e| Error::internal(format!("thread name: {e}")))?;
+    let mut args = jni::sys::JavaVMAttachArgs {
+        version: JNI_VERSION_1_8,
+        name: name.as_ptr() as *mut std::os::raw::c_char,
+        group: std::ptr::null_mut(),
+    };
+    let mut env_ptr: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a valid JVM pointer; args outlive the call.
+    let rc = unsafe {
+        match (**raw_vm).AttachCurrentThreadAsDaemon {
+            Some(attach) => attach(
+                raw_vm,
+                &mut env_ptr,
+                &mut args as *mut jni::sys::JavaVMAttachArgs as *mut c_void,
+            ),
+            None => JNI_ERR,
+        }
+    };
+    if rc != jni::sys::JNI_OK || env_ptr.is_null() {
+        return Err(
+            Error::internal(format!("cannot attach a runtime thread to the JVM ({rc})")).into(),
+        );
+    }
+    ATTACHED.with(|a| *a.borrow_mut() = Some(DetachOnExit(raw_vm)));
+    // SAFETY: the pointer was just returned for this thread.
+    Ok(unsafe { JNIEnv::from_raw(env_ptr as *mut jni::sys::JNIEnv) }?)
+}
+
 /// Calls `f` with a JNI environment on the current thread, attaching it to the JVM as a daemon
 /// (a runtime thread never keeps the JVM alive). Used by callbacks on the core's runtime.
 pub fn with_attached_daemon(f: impl FnOnce(&mut JNIEnv<'_>) -> JniResult<()>) -> JniResult<()> {
     let c = cache()?;
-    let mut env = c.vm.attach_current_thread_as_daemon()?;
+    let mut env = attach_daemon(&c.vm)?;
     let r = catch_unwind(AssertUnwindSafe(|| f(&mut env)));
     // Never leave an exception pending on a runtime thread (its next JNI call would fail).
     if env.exception_check().unwrap_or(false) {

@@ -8,9 +8,12 @@ use arrow_schema::{Schema, SchemaRef};
 use jni::objects::{JClass, JObject};
 use jni::sys::{jlong, jlongArray, jobjectArray};
 use jni::JNIEnv;
-use riverlet::blocking::scan::{ScanBuilder, Subscription};
+use riverlet::blocking::scan::Subscription;
 use riverlet::metadata::PartitionSpec;
-use riverlet::scan::{changelog_meta_fields, PartitionSelector, StartupMode};
+use riverlet::scan::{
+    changelog_meta_fields, BucketOffset, Filter, PartitionSelector, ReadRequest, StartupMode,
+    SubscribeRequest,
+};
 use riverlet::Error;
 
 use crate::convert::{
@@ -44,50 +47,42 @@ fn partitions(
     Ok(Some(out))
 }
 
-/// Fills a scan from an `io.riverlet.ReadOptions`.
-fn scan_of(env: &mut JNIEnv<'_>, h: jlong, options: &JObject<'_>) -> JniResult<ScanBuilder> {
+fn usize_field(env: &mut JNIEnv<'_>, options: &JObject<'_>, field: &str) -> JniResult<Option<usize>> {
+    let v = env.get_field(options, field, "J")?.j()?;
+    if v < 0 {
+        return Ok(None);
+    }
+    Ok(Some(usize::try_from(v).map_err(|_| {
+        Error::invalid(format!("{field} {v} is too large"))
+    })?))
+}
+
+/// The core's [`ReadRequest`], filled from an `io.riverlet.ReadOptions` (values only: the core
+/// interprets and validates every option).
+fn read_request(env: &mut JNIEnv<'_>, options: &JObject<'_>) -> JniResult<ReadRequest> {
     if options.is_null() {
         return Err(Error::invalid("read options must not be null").into());
     }
-    let t = table_handle(h)?;
-    let mut b = t.table.scan();
-    if let Some(cols) = string_array_field(env, options, "columns")? {
-        let refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-        b = b.project(&refs);
-    }
-    if let Some(f) = string_field(env, options, "filter")? {
-        b = b.filter_text(&f);
-    }
-    if let Some(p) = partitions(env, options)? {
-        b = b.partitions(p);
-    }
-    if let Some(buckets) = int_array_field(env, options, "buckets")? {
-        return Err(Error::unsupported(format!(
-            "reading only buckets {buckets:?} is not supported by this build"
-        ))
-        .into());
-    }
-    let limit = env.get_field(options, "limit", "J")?.j()?;
-    if limit >= 0 {
-        let n = usize::try_from(limit)
-            .map_err(|_| Error::invalid(format!("limit {limit} is too large")))?;
-        b = b.limit(n);
-    }
-    let start_obj = env
+    let start = env
         .get_field(options, "start", "Lio/riverlet/TimeBound;")?
         .l()?;
-    let end_obj = env
+    let end = env
         .get_field(options, "end", "Lio/riverlet/TimeBound;")?
         .l()?;
-    let start = time_bound(env, &start_obj)?;
-    let end = time_bound(env, &end_obj)?;
-    b = b.between_options(start, end);
-    if let Some(zone) = string_field(env, options, "zone")? {
-        b = b.time_zone(&zone);
-    }
-    let read_optimized = env.get_field(options, "readOptimized", "Z")?.z()?;
-    let changelog = env.get_field(options, "changelog", "Z")?.z()?;
-    Ok(b.read_optimized(read_optimized).changelog(changelog))
+    let batch_size = env.get_field(options, "batchSize", "I")?.i()?;
+    Ok(ReadRequest {
+        columns: string_array_field(env, options, "columns")?,
+        filter: string_field(env, options, "filter")?.map(Filter::Text),
+        partitions: partitions(env, options)?,
+        buckets: int_array_field(env, options, "buckets")?,
+        limit: usize_field(env, options, "limit")?,
+        start: time_bound(env, &start)?,
+        end: time_bound(env, &end)?,
+        time_zone: string_field(env, options, "zone")?,
+        read_optimized: env.get_field(options, "readOptimized", "Z")?.z()?,
+        changelog: env.get_field(options, "changelog", "Z")?.z()?,
+        batch_size: usize::try_from(batch_size).ok().filter(|n| *n > 0),
+    })
 }
 
 /// Plans and starts a read; writes its C stream to `stream_address`.
@@ -100,8 +95,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_scan<'l>(
     stream_address: jlong,
 ) {
     entry(&mut env, (), |env| {
-        let b = scan_of(env, h, &options)?;
-        let reader = b.execute()?;
+        let request = read_request(env, &options)?;
+        let reader = table_handle(h)?.table.read(&request)?;
         export_stream(Box::new(reader), stream_address)
     })
 }
@@ -115,8 +110,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_count<'l>(
     options: JObject<'l>,
 ) -> jlong {
     entry(&mut env, 0, |env| {
-        let b = scan_of(env, h, &options)?;
-        let n = b.count()?;
+        let request = read_request(env, &options)?;
+        let n = table_handle(h)?.table.count(&request)?;
         Ok(i64::try_from(n).unwrap_or(i64::MAX))
     })
 }
@@ -147,32 +142,37 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_subscribe<'l>(
         }
         let t = table_handle(h)?;
         let kind = env.get_field(&options, "startupMode", "I")?.i()?;
+        let mut start_offsets = Vec::new();
         let mode = match kind {
             0 => StartupMode::Full,
             1 => StartupMode::Earliest,
             2 => StartupMode::Latest,
             3 => StartupMode::Timestamp(env.get_field(&options, "startupTimestamp", "J")?.j()?),
             _ => {
-                let position = long_array_field(env, &options, "position")?;
-                return Err(Error::unsupported(format!(
-                    "resuming a subscription at a position ({} buckets) is not supported by this build",
-                    position.map_or(0, |p| p.len() / 3)
-                ))
-                .into());
+                // Resuming: the buckets of the position continue from their offsets, others
+                // (a partition created since) from the earliest offset.
+                let flat = long_array_field(env, &options, "position")?.unwrap_or_default();
+                for t in flat.chunks_exact(3) {
+                    start_offsets.push(BucketOffset {
+                        partition_id: (t[0] >= 0).then_some(t[0]),
+                        partition_name: None,
+                        bucket: i32::try_from(t[1]).map_err(|_| {
+                            Error::invalid(format!("bucket {} is out of range", t[1]))
+                        })?,
+                        offset: t[2],
+                    });
+                }
+                StartupMode::Earliest
             }
         };
-        if let Some(b) = int_array_field(env, &options, "buckets")? {
-            return Err(Error::unsupported(format!(
-                "subscribing to buckets {b:?} only is not supported by this build"
-            ))
-            .into());
-        }
-        let columns = string_array_field(env, &options, "columns")?;
-        let parts = partitions(env, &options)?;
-        let refs: Option<Vec<&str>> = columns
-            .as_ref()
-            .map(|c| c.iter().map(String::as_str).collect());
-        let sub = t.table.subscribe_with(mode, refs.as_deref(), parts)?;
+        let request = SubscribeRequest {
+            columns: string_array_field(env, &options, "columns")?,
+            partitions: partitions(env, &options)?,
+            buckets: int_array_field(env, &options, "buckets")?,
+            startup_mode: mode,
+            start_offsets,
+        };
+        let sub = t.table.subscribe(&request)?;
         let mut fields = changelog_meta_fields();
         fields.extend(sub.schema().fields().iter().map(|f| f.as_ref().clone()));
         let changelog_schema = Arc::new(Schema::new(fields));
@@ -252,7 +252,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_poll<'l>(
                 env.delete_local_ref(js)?;
             }
         }
-        let out = env.new_object_array(2, <&JClass>::from(c.object_class.as_obj()), JObject::null())?;
+        let out =
+            env.new_object_array(2, <&JClass>::from(c.object_class.as_obj()), JObject::null())?;
         env.set_object_array_element(&out, 0, &ids)?;
         env.set_object_array_element(&out, 1, &names_arr)?;
         Ok(out.into_raw())
@@ -269,9 +270,9 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_positions<'l>(
     entry(&mut env, std::ptr::null_mut(), |env| {
         let s = borrow::<SubscriptionHandle>(h)?;
         let flat: Vec<i64> = lock_sub(s)
-            .positions()
+            .position()
             .into_iter()
-            .flat_map(|(p, b, o)| [p.unwrap_or(-1), i64::from(b), o])
+            .flat_map(|p| [p.partition_id.unwrap_or(-1), i64::from(p.bucket), p.offset])
             .collect();
         Ok(new_long_array(env, &flat)?.into_raw())
     })

@@ -53,7 +53,10 @@ impl TableHandle {
         Ok(w)
     }
 
-    fn upsert_writer(&self, columns: Option<Vec<String>>) -> JniResult<Arc<blocking::UpsertWriter>> {
+    fn upsert_writer(
+        &self,
+        columns: Option<Vec<String>>,
+    ) -> JniResult<Arc<blocking::UpsertWriter>> {
         let mut g = lock(&self.upsert);
         if let Some(w) = g.get(&columns) {
             return Ok(w.clone());

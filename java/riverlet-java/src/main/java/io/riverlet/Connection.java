@@ -79,7 +79,9 @@ public final class Connection implements AutoCloseable {
 
   /**
    * Closes every table, admin and subscription opened from this connection, then the
-   * connection; later calls throw {@link ClosedException}. Idempotent.
+   * connection; later calls throw {@link ClosedException}. Idempotent. When the connection made
+   * its own allocator, that is closed too: close readers and batches read through it first
+   * (Arrow reports any still open as a leak).
    */
   @Override
   public void close() {

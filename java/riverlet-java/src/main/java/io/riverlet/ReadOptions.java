@@ -253,6 +253,9 @@ public final class ReadOptions {
      * @return this
      */
     public Builder limit(long n) {
+      if (n < 0) {
+        throw new InvalidArgumentException("limit must be at least 0, not " + n);
+      }
       this.limit = n;
       return this;
     }
@@ -384,12 +387,15 @@ public final class ReadOptions {
     }
 
     /**
-     * The preferred number of rows per Arrow batch (0: the batches as they arrive).
+     * At most this many rows per Arrow batch (0: the batches as they arrive).
      *
      * @param rows rows per batch
      * @return this
      */
     public Builder batchSize(int rows) {
+      if (rows < 0) {
+        throw new InvalidArgumentException("batch size must be at least 0, not " + rows);
+      }
       this.batchSize = rows;
       return this;
     }

@@ -116,8 +116,8 @@ public final class SubscribeOptions {
     }
 
     /**
-     * Resumes at {@code position}: every bucket in it continues from its offset (buckets not in
-     * it are not read).
+     * Resumes at {@code position}: every bucket in it continues from its offset; a bucket not
+     * in it (of a partition created since) starts from the earliest offset.
      *
      * @param position a position from {@link Subscription#position()}
      * @return this

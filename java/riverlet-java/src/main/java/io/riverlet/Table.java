@@ -276,15 +276,21 @@ public final class Table implements AutoCloseable {
     try (ArrowArray array = ArrowArray.allocateNew(alloc);
         ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
       Data.exportVectorSchemaRoot(alloc, keys, null, array, schema);
-      handle.run(
-          t ->
-              NativeMethods.lookupAsync(
-                  t,
-                  array.memoryAddress(),
-                  schema.memoryAddress(),
-                  completion.array.memoryAddress(),
-                  completion.schema.memoryAddress(),
-                  completion));
+      try {
+        handle.run(
+            t ->
+                NativeMethods.lookupAsync(
+                    t,
+                    array.memoryAddress(),
+                    schema.memoryAddress(),
+                    completion.array.memoryAddress(),
+                    completion.schema.memoryAddress(),
+                    completion));
+      } finally {
+        // Native code moved the keys; release them if it never got to (closed table).
+        array.release();
+        schema.release();
+      }
     } catch (RuntimeException e) {
       completion.fail(e);
     }

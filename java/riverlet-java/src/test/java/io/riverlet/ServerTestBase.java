@@ -1,0 +1,55 @@
+package io.riverlet;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One embedded server ({@link LocalServer}, inside this JVM) and one connection per test class;
+ * each test makes its own database.
+ */
+abstract class ServerTestBase {
+  @TempDir static Path dataDir;
+
+  static LocalServer server;
+  static Connection conn;
+  static Admin admin;
+
+  @BeforeAll
+  static void startServer() {
+    server = LocalServer.start(dataDir, 0);
+    conn = Riverlet.connect(server.bootstrapServers(), Map.of());
+    admin = conn.admin();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (conn != null) {
+      conn.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  static BufferAllocator alloc() {
+    return conn.allocator();
+  }
+
+  /** A new database for one test. */
+  static String newDatabase() {
+    String db = TestSupport.uniqueName("db");
+    admin.createDatabase(db, false);
+    return db;
+  }
+
+  /** Creates a table and returns its qualified name. */
+  static String createTable(String db, String name, TableDescriptor d) {
+    String full = db + "." + name;
+    admin.createTable(full, d, false);
+    return full;
+  }
+}
