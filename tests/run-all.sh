@@ -70,7 +70,8 @@ run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/
 # against the embedded server; the Java API's own tests are left to the java suite.
 run_suite "flink (1.20 + 2.x)" mvn -T1 -B -q -f java/pom.xml \
   -pl riverlet-flink-1.20,riverlet-flink-2.x -am verify -Driverlet.cargo.profile=dev \
-  -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false
+  -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
 
 echo
 if [ "$failed" -gt 0 ]; then
