@@ -72,6 +72,12 @@ run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/
 run_suite "spark (3.5 + 4.x)" mvn -T1 -B -q -f java/pom.xml \
   -pl riverlet-spark-3.5,riverlet-spark-4.x -am test -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true \
   -Dtest='io.riverlet.spark.**.*Test' -Dsurefire.failIfNoSpecifiedTests=false
+# The Flink connector in a MiniCluster on Flink 1.20 and 2.x, from its shaded JARs (failsafe),
+# against the embedded server; the Java API's own tests are left to the java suite.
+run_suite "flink (1.20 + 2.x)" mvn -T1 -B -q -f java/pom.xml \
+  -pl riverlet-flink-1.20,riverlet-flink-2.x -am verify -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true \
+  -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
 
 echo
 if [ "$failed" -gt 0 ]; then

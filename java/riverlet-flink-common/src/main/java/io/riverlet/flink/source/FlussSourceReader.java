@@ -1,0 +1,478 @@
+package io.riverlet.flink.source;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+
+import io.riverlet.BucketOffset;
+import io.riverlet.ChangeBatch;
+import io.riverlet.ChangeType;
+import io.riverlet.Connection;
+import io.riverlet.ReadOptions;
+import io.riverlet.StartupMode;
+import io.riverlet.SubscribeOptions;
+import io.riverlet.Subscription;
+import io.riverlet.SubscriptionPosition;
+import io.riverlet.Table;
+import io.riverlet.flink.row.ArrowRowReader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.RowKind;
+
+/**
+ * Reads the splits assigned to one subtask. A fetcher thread polls each split's subscription
+ * (streaming) or bounded scan and hands over whole fetches; {@link #pollNext} emits one fetch
+ * at a time and only then moves the split's offset to the position after it, so a checkpoint
+ * (taken between two pollNext calls) always holds the offset right after the last row emitted:
+ * a restored job neither loses nor repeats rows. A primary-key bucket started in {@code full}
+ * mode emits its whole snapshot as one fetch for the same reason.
+ */
+public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
+
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+    /** Rows of one split, and the offset its read resumes at after them. */
+    private static final class Fetch {
+        final String splitId;
+        final List<RowData> rows;
+        final long nextOffset;
+        final boolean finished;
+        final Throwable error;
+        /** For splits of all buckets: the subscription position after these rows. */
+        String nextPosition;
+
+        Fetch(String splitId, List<RowData> rows, long nextOffset, boolean finished, Throwable error) {
+            this.splitId = splitId;
+            this.rows = rows;
+            this.nextOffset = nextOffset;
+            this.finished = finished;
+            this.error = error;
+        }
+    }
+
+    /** A split being read: its checkpointed form plus the live subscription or scan. */
+    private static final class ActiveSplit {
+        volatile FlussSplit split;
+        Subscription subscription;
+        ArrowReader scan;
+        boolean done;
+        /** Fetcher side: the snapshot of a full start has been fetched. */
+        boolean snapshotFetched;
+        long emittedRows;
+
+        ActiveSplit(FlussSplit split) {
+            this.split = split;
+        }
+    }
+
+    private final ReadSpec spec;
+    private final SourceReaderContext context;
+    private final Map<String, ActiveSplit> splits = new LinkedHashMap<>();
+    private final BlockingQueue<Fetch> queue = new ArrayBlockingQueue<>(16);
+    private final Object lock = new Object();
+    private CompletableFuture<Void> available = new CompletableFuture<>();
+    private boolean noMoreSplits;
+    private int finishedSplits;
+    private volatile boolean closed;
+    private Thread fetcher;
+    private Connection connection;
+    private Table table;
+
+    public FlussSourceReader(ReadSpec spec, SourceReaderContext context) {
+        this.spec = spec;
+        this.context = context;
+    }
+
+    @Override
+    public void start() {
+        fetcher = new Thread(this::fetchLoop, "riverlet-fluss-fetcher-" + context.getIndexOfSubtask());
+        fetcher.setDaemon(true);
+        fetcher.start();
+    }
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<RowData> output) throws Exception {
+        Fetch f = queue.poll();
+        if (f == null) {
+            synchronized (lock) {
+                if (noMoreSplits && finishedSplits == splitCount() && queue.isEmpty()) {
+                    return InputStatus.END_OF_INPUT;
+                }
+            }
+            return InputStatus.NOTHING_AVAILABLE;
+        }
+        if (f.error != null) {
+            throw new RuntimeException("reading " + spec.connection.tablePath() + " failed: "
+                    + f.error.getMessage(), f.error);
+        }
+        ActiveSplit s;
+        synchronized (lock) {
+            s = splits.get(f.splitId);
+        }
+        for (RowData row : f.rows) {
+            if (spec.limit > 0 && s != null && s.emittedRows >= spec.limit) {
+                break;
+            }
+            output.collect(row);
+            if (s != null) {
+                s.emittedRows++;
+            }
+        }
+        if (s != null) {
+            if (f.nextOffset != Long.MIN_VALUE) {
+                s.split = s.split.withOffset(f.nextOffset);
+            }
+            if (f.nextPosition != null) {
+                s.split = s.split.withPosition(f.nextPosition);
+            }
+            if (f.finished) {
+                synchronized (lock) {
+                    finishedSplits++;
+                }
+            }
+        }
+        return queue.isEmpty() ? InputStatus.NOTHING_AVAILABLE : InputStatus.MORE_AVAILABLE;
+    }
+
+    private int splitCount() {
+        return splits.size();
+    }
+
+    @Override
+    public List<FlussSplit> snapshotState(long checkpointId) {
+        List<FlussSplit> out = new ArrayList<>();
+        synchronized (lock) {
+            for (ActiveSplit s : splits.values()) {
+                if (!s.done || !spec.bounded) {
+                    out.add(s.split);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public CompletableFuture<Void> isAvailable() {
+        synchronized (lock) {
+            if (!queue.isEmpty() || (noMoreSplits && finishedSplits == splitCount())) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (available.isDone()) {
+                available = new CompletableFuture<>();
+            }
+            return available;
+        }
+    }
+
+    private void signal() {
+        synchronized (lock) {
+            available.complete(null);
+        }
+    }
+
+    @Override
+    public void addSplits(List<FlussSplit> newSplits) {
+        synchronized (lock) {
+            for (FlussSplit s : newSplits) {
+                splits.put(s.splitId(), new ActiveSplit(s));
+            }
+            lock.notifyAll();
+        }
+    }
+
+    @Override
+    public void notifyNoMoreSplits() {
+        synchronized (lock) {
+            noMoreSplits = true;
+        }
+        signal();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (fetcher != null) {
+            fetcher.interrupt();
+            try {
+                fetcher.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (lock) {
+            for (ActiveSplit s : splits.values()) {
+                closeQuietly(s);
+            }
+        }
+        if (table != null) {
+            table.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+    }
+
+    private static void closeQuietly(ActiveSplit s) {
+        try {
+            if (s.subscription != null) {
+                s.subscription.close();
+                s.subscription = null;
+            }
+            if (s.scan != null) {
+                s.scan.close();
+                s.scan = null;
+            }
+        } catch (Exception e) {
+            // closing on shutdown: nothing to recover
+        }
+    }
+
+    // ---- the fetcher thread -------------------------------------------------------------
+
+    private void fetchLoop() {
+        try {
+            connection = spec.connection.connect();
+            table = connection.table(spec.connection.tablePath());
+            while (!closed) {
+                List<ActiveSplit> work;
+                synchronized (lock) {
+                    work = new ArrayList<>();
+                    for (ActiveSplit s : splits.values()) {
+                        if (!s.done) {
+                            work.add(s);
+                        }
+                    }
+                    if (work.isEmpty()) {
+                        lock.wait(200);
+                        continue;
+                    }
+                }
+                for (ActiveSplit s : work) {
+                    if (closed) {
+                        return;
+                    }
+                    fetch(s);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            if (!closed) {
+                try {
+                    queue.put(new Fetch("", Collections.emptyList(), Long.MIN_VALUE, false, t));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+                signal();
+            }
+        }
+    }
+
+    private void enqueue(Fetch f) throws InterruptedException {
+        queue.put(f);
+        signal();
+    }
+
+    private void fetch(ActiveSplit s) throws Exception {
+        if (spec.bounded) {
+            fetchBounded(s);
+        } else {
+            fetchStreaming(s);
+        }
+    }
+
+    private void fetchBounded(ActiveSplit s) throws Exception {
+        FlussSplit split = s.split;
+        if (spec.countOnly) {
+            long count = table.count(readOptions(null).build());
+            GenericRowData row = GenericRowData.of(count);
+            s.done = true;
+            enqueue(new Fetch(split.splitId(), Collections.singletonList(row), 0, true, null));
+            return;
+        }
+        if (s.scan == null) {
+            ReadOptions.Builder b = readOptions(split);
+            if (split.bucket() != FlussSplit.ALL_BUCKETS) {
+                b.buckets(split.bucket());
+            }
+            if (split.partitionName() != null) {
+                b.partitions(split.partitionName());
+            }
+            s.scan = table.scan(b.build());
+        }
+        if (s.scan.loadNextBatch()) {
+            VectorSchemaRoot root = s.scan.getVectorSchemaRoot();
+            enqueue(new Fetch(split.splitId(), convert(root, null), Long.MIN_VALUE, false, null));
+        } else {
+            s.scan.close();
+            s.scan = null;
+            s.done = true;
+            enqueue(new Fetch(split.splitId(), Collections.emptyList(), Long.MIN_VALUE, true, null));
+        }
+    }
+
+    private ReadOptions.Builder readOptions(FlussSplit split) {
+        ReadOptions.Builder b = ReadOptions.builder();
+        List<String> cols = spec.fetchedColumns();
+        if (!cols.isEmpty() && !spec.countOnly) {
+            b.columns(cols);
+        }
+        if (spec.filter != null) {
+            b.filter(spec.filter);
+        }
+        if (spec.limit > 0) {
+            b.limit(spec.limit);
+        }
+        if (spec.changelog) {
+            b.changelog(true);
+        }
+        if (split == null && spec.partitionNames != null) {
+            b.partitions(spec.partitionNames);
+        }
+        return b;
+    }
+
+    private void fetchStreaming(ActiveSplit s) throws Exception {
+        FlussSplit split = s.split;
+        boolean snapshotPending = split.offset() == FlussSplit.FROM_SNAPSHOT && !s.snapshotFetched
+                && split.position() == null;
+        if (s.subscription == null) {
+            s.subscription = table.subscribe(subscribeOptions(split));
+            if (!snapshotPending) {
+                // The resolved start: nothing before it is ever emitted from here.
+                enqueue(positionFetch(s, split, Collections.emptyList()));
+            }
+        }
+        List<ChangeBatch> batches = s.subscription.poll(POLL_TIMEOUT);
+        List<RowData> rows = new ArrayList<>();
+        try {
+            for (ChangeBatch b : batches) {
+                rows.addAll(convert(b.root(), b));
+            }
+        } finally {
+            for (ChangeBatch b : batches) {
+                b.close();
+            }
+        }
+        if (!rows.isEmpty() || snapshotPending) {
+            // From here on the split is a plain log read.
+            s.snapshotFetched = true;
+            enqueue(positionFetch(s, split, rows));
+        }
+    }
+
+    /** A fetch of {@code rows} that moves the split to the subscription's current position. */
+    private static Fetch positionFetch(ActiveSplit s, FlussSplit split, List<RowData> rows) {
+        SubscriptionPosition pos = s.subscription.position();
+        if (split.bucket() == FlussSplit.ALL_BUCKETS) {
+            // Offsets become positions: the FROM_* marker no longer applies.
+            Fetch f = new Fetch(split.splitId(), rows, 0, false, null);
+            f.nextPosition = pos.toString();
+            return f;
+        }
+        return new Fetch(split.splitId(), rows, pos.offset(split.partitionId(), split.bucket()), false, null);
+    }
+
+    private SubscribeOptions subscribeOptions(FlussSplit split) {
+        SubscribeOptions.Builder b;
+        long offset = split.offset();
+        if (split.position() != null) {
+            b = SubscribeOptions.fromPosition(SubscriptionPosition.parse(split.position()));
+        } else if (offset >= 0 && split.bucket() != FlussSplit.ALL_BUCKETS) {
+            b = SubscribeOptions.fromPosition(new SubscriptionPosition(Collections.singletonList(
+                    new BucketOffset(split.partitionId(), split.bucket(), offset))));
+        } else if (offset == FlussSplit.FROM_SNAPSHOT) {
+            b = SubscribeOptions.builder(StartupMode.FULL);
+        } else if (offset == FlussSplit.FROM_EARLIEST) {
+            b = SubscribeOptions.builder(StartupMode.EARLIEST);
+        } else {
+            switch (spec.startup) {
+                case LATEST:
+                    b = SubscribeOptions.builder(StartupMode.LATEST);
+                    break;
+                case TIMESTAMP:
+                    b = SubscribeOptions.fromTimestamp(spec.startupTimestamp);
+                    break;
+                default:
+                    b = SubscribeOptions.builder(StartupMode.EARLIEST);
+                    break;
+            }
+        }
+        if (split.position() == null && (offset < 0 || split.bucket() == FlussSplit.ALL_BUCKETS)) {
+            if (split.bucket() != FlussSplit.ALL_BUCKETS) {
+                b.buckets(split.bucket());
+            }
+            if (split.partitionName() != null) {
+                b.partitions(split.partitionName());
+            }
+        }
+        List<String> cols = spec.fetchedColumns();
+        if (!cols.isEmpty()) {
+            b.columns(cols.toArray(new String[0]));
+        }
+        return b.build();
+    }
+
+    /**
+     * The rows of a batch as produced rows. {@code changes}: the subscription batch the root
+     * belongs to (its first three columns are the change columns), or null for a bounded scan
+     * (change columns only for $changelog).
+     */
+    private List<RowData> convert(VectorSchemaRoot root, ChangeBatch changes) {
+        int n = root.getRowCount();
+        List<RowData> out = new ArrayList<>(n);
+        int[] projection = spec.projection;
+        if (spec.changelog) {
+            // Full changelog rows (change columns + every data column), then the projection.
+            ArrowRowReader reader = ArrowRowReader.of(root, spec.tableRowType, 0);
+            for (int r = 0; r < n; r++) {
+                GenericRowData full = reader.read(r);
+                out.add(project(full, projection));
+            }
+            return out;
+        }
+        int first = changes == null ? 0 : 3;
+        ArrowRowReader reader = ArrowRowReader.of(root, spec.producedType(), first);
+        for (int r = 0; r < n; r++) {
+            GenericRowData row = reader.read(r);
+            if (changes != null) {
+                row.setRowKind(kindOf(changes.changeType(r)));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    private static GenericRowData project(GenericRowData full, int[] projection) {
+        GenericRowData out = new GenericRowData(projection.length);
+        for (int i = 0; i < projection.length; i++) {
+            out.setField(i, full.getField(projection[i]));
+        }
+        return out;
+    }
+
+    static RowKind kindOf(ChangeType t) {
+        switch (t) {
+            case UPDATE_BEFORE:
+                return RowKind.UPDATE_BEFORE;
+            case UPDATE_AFTER:
+                return RowKind.UPDATE_AFTER;
+            case DELETE:
+                return RowKind.DELETE;
+            default:
+                return RowKind.INSERT;
+        }
+    }
+}
