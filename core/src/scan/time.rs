@@ -434,8 +434,10 @@ impl TimeRange {
         self.end_ms
     }
 
-    /// Fixes the window at planning time: an omitted end becomes `now_ms`; a start after
-    /// `now_ms` is an error (only committed data can be read).
+    /// Fixes the window at planning time: an omitted end becomes the end of the current
+    /// millisecond (`now_ms + 1`, excluded), so a row acknowledged in the same millisecond as the
+    /// read is planned is inside the window (the bucket's high watermark at planning time keeps
+    /// later rows out); a start after `now_ms` is an error (only committed data can be read).
     pub fn pin(&self, now_ms: i64) -> Result<PinnedRange> {
         if self.start_ms > now_ms {
             return Err(Error::invalid(format!(
@@ -449,7 +451,7 @@ impl TimeRange {
         }
         Ok(PinnedRange {
             start_ms: self.start_ms,
-            end_ms: self.end_ms.unwrap_or(now_ms),
+            end_ms: self.end_ms.unwrap_or(now_ms.saturating_add(1)),
         })
     }
 }
@@ -758,23 +760,21 @@ mod tests {
             p,
             PinnedRange {
                 start_ms: 1000,
-                end_ms: 5000
+                end_ms: 5001
             }
         );
-        assert!(p.contains(1000) && p.contains(4999) && !p.contains(5000) && !p.contains(999));
-        assert!(p.is_after(5000) && !p.is_after(4999));
+        // Rows committed in the millisecond of planning are inside the window.
+        assert!(p.contains(1000) && p.contains(5000) && !p.contains(5001) && !p.contains(999));
+        assert!(p.is_after(5001) && !p.is_after(5000));
         let e = r.pin(500).unwrap_err();
         assert!(e.message().contains("in the future"), "{e}");
         assert!(e.message().contains("'1000'"), "{e}");
         // An explicit end is kept as given.
         let r = TimeRange::from_millis(1000, Some(9000)).unwrap();
         assert_eq!(r.pin(5000).unwrap().end_ms, 9000);
-        // A start equal to now with an open end is an empty window, not an error.
-        assert!(TimeRange::from_millis(5000, None)
-            .unwrap()
-            .pin(5000)
-            .unwrap()
-            .is_empty());
+        // A start equal to now with an open end covers that millisecond, not an error.
+        let p = TimeRange::from_millis(5000, None).unwrap().pin(5000).unwrap();
+        assert!(!p.is_empty() && p.contains(5000));
     }
 
     #[test]
