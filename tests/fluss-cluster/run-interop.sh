@@ -5,6 +5,9 @@
 #   1. the Rust integration tests:  cargo test -p riverlet --tests   with RIVERLET_TEST_BOOTSTRAP
 #      (+ RIVERLET_TEST_SASL_BOOTSTRAP/_USERNAME/_PASSWORD) pointing at it;
 #   2. the pyfluss suite:           python -m pytest tests/interop   with RIVERLET_BOOTSTRAP;
+#   3. the Java API's JUnit tests that take a server (ServerTestBase: tables, time ranges,
+#      subscriptions, admin, data types, seed scenarios) with RIVERLET_TEST_BOOTSTRAP, through
+#      Maven, reusing target/debug's JNI library (cargo is not run again);
 # stops the cluster (always, through a trap), prints a summary (pass counts, the tests that are
 # not applicable to the real server and why) and exits non-zero if anything failed.
 #
@@ -124,7 +127,27 @@ else
 fi
 [ "$py_rc" -eq 0 ] || failed+=("pyfluss suite")
 
-# --- 5. summary ---------------------------------------------------------------------------------
+# --- 5. the Java API's tests -------------------------------------------------------------------
+java_log="$WORKDIR/java-tests.log"
+java_tests='TableTest,TimeRangeTest,SubscriptionTest,AdminTest,DataTypesTest,SeedScenarioTest'
+t0=$SECONDS
+java_reports="$ROOT/java/riverlet-java/target/surefire-reports"
+rm -rf "$java_reports" # counted below: only this run's reports
+say "running the Java API's tests ($java_tests) against $FLUSS_BOOTSTRAP"
+RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" timeout "$TIMEOUT" \
+  mvn -T1 -B -q -f java/pom.xml -pl riverlet-java test -Driverlet.cargo.profile=dev \
+  -Driverlet.cargo.skip=true -Dtest="$java_tests" \
+  2>&1 | tee "$java_log"
+java_rc=${PIPESTATUS[0]}
+cp -r "$java_reports" "$WORKDIR/java-reports" 2>/dev/null
+read -r j_tests j_fail j_err < <(cat "$WORKDIR"/java-reports/TEST-*.xml 2>/dev/null |
+  grep -o 'tests="[0-9]*" errors="[0-9]*" skipped="[0-9]*" failures="[0-9]*"' |
+  tr -dc '0-9 \n' | awk '{ t += $1; e += $2; f += $4 } END { print t + 0, f + 0, e + 0 }')
+summary+=("Java API tests ($java_tests) vs Apache Fluss $FLUSS_VERSION: $j_tests run, \
+$j_fail failed, $j_err errors, exit $java_rc, $((SECONDS - t0)) s")
+[ "$java_rc" -eq 0 ] && [ "$j_tests" -gt 0 ] || failed+=("java tests")
+
+# --- 6. summary ---------------------------------------------------------------------------------
 echo
 echo "=== interop summary (Apache Fluss $FLUSS_VERSION, single node, plaintext + SASL/PLAIN)"
 for s in "${summary[@]}"; do echo "  $s"; done
@@ -134,7 +157,7 @@ if [ "$n_na" -gt 0 ]; then
 fi
 echo "  total $((SECONDS - t_start)) s"
 if [ "${#failed[@]}" -gt 0 ]; then
-  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, rust-tests.log, pyfluss-tests.log)"
+  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, rust-tests.log, pyfluss-tests.log, java-tests.log)"
   exit 1
 fi
 echo "interop: all passed"

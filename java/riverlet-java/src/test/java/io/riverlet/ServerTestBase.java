@@ -8,8 +8,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * One embedded server ({@link LocalServer}, inside this JVM) and one connection per test class;
- * each test makes its own database.
+ * One server and one connection per test class; each test makes its own database. The server is
+ * the embedded one ({@link LocalServer}, inside this JVM) unless the environment variable
+ * {@code RIVERLET_TEST_BOOTSTRAP} names another (the real-Fluss interop run sets it to an
+ * Apache Fluss cluster).
  */
 abstract class ServerTestBase {
   @TempDir static Path dataDir;
@@ -18,10 +20,24 @@ abstract class ServerTestBase {
   static Connection conn;
   static Admin admin;
 
+  /** The external server's bootstrap address, or null for the embedded one. */
+  static final String EXTERNAL_BOOTSTRAP = externalBootstrap();
+
+  private static String externalBootstrap() {
+    String b = System.getenv("RIVERLET_TEST_BOOTSTRAP");
+    return b == null || b.isBlank() ? null : b;
+  }
+
   @BeforeAll
   static void startServer() {
-    server = LocalServer.start(dataDir, 0);
-    conn = Riverlet.connect(server.bootstrapServers(), Map.of());
+    String bootstrap;
+    if (EXTERNAL_BOOTSTRAP != null) {
+      bootstrap = EXTERNAL_BOOTSTRAP;
+    } else {
+      server = LocalServer.start(dataDir, 0);
+      bootstrap = server.bootstrapServers();
+    }
+    conn = Riverlet.connect(bootstrap, Map.of());
     admin = conn.admin();
   }
 
