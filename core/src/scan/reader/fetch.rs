@@ -20,15 +20,15 @@ use crate::{Error, Result};
 use super::plan::{table_name, BucketRead};
 
 /// Bytes asked per bucket in one FetchLog.
-const FETCH_BUCKET_BYTES: i32 = 8 * 1024 * 1024;
+pub(super) const FETCH_BUCKET_BYTES: i32 = 8 * 1024 * 1024;
 /// Bytes asked per bucket in one FetchLog of a time-range read: a window usually ends long
 /// before 8 MiB of log, and what the server sends past its end is wasted.
-const WINDOW_FETCH_BUCKET_BYTES: i32 = 2 * 1024 * 1024;
+pub(super) const WINDOW_FETCH_BUCKET_BYTES: i32 = 2 * 1024 * 1024;
 /// Bytes asked per FetchLog.
 const FETCH_MAX_BYTES: i32 = 16 * 1024 * 1024;
 /// Bytes asked per ScanKv round trip.
 /// Empty fetch responses tolerated in a row before a read below the high watermark gives up.
-const MAX_EMPTY_FETCHES: u32 = 50;
+pub(super) const MAX_EMPTY_FETCHES: u32 = 50;
 
 /// One fetched log batch: its rows within the bucket's bounds, decoded.
 pub(crate) struct FetchedBatch {
@@ -60,35 +60,61 @@ pub(crate) async fn fetch_once(
     max_wait_ms: Option<i32>,
     window: Option<&PinnedRange>,
 ) -> Result<(Vec<FetchedBatch>, i64, Option<i64>)> {
-    let (records, hw) = fetch_records(
-        table,
-        b,
+    let ask = BucketAsk {
+        read: b,
         offset,
+        max_bytes: if window.is_some() {
+            WINDOW_FETCH_BUCKET_BYTES
+        } else {
+            FETCH_BUCKET_BYTES
+        },
+    };
+    let answer = fetch_buckets(
+        table,
+        std::slice::from_ref(&ask),
         columns.cols,
         columns.projected,
         max_wait_ms,
-        window.is_some(),
+        FETCH_MAX_BYTES,
     )
-    .await?;
-    let (out, next) = decode_records(table, &records, offset, end, columns, window)?;
-    Ok((out, next, hw))
+    .await?
+    .pop()
+    .ok_or_else(|| Error::internal("FetchLog answer without its bucket"))?;
+    let (out, next) = decode_records(table, &answer.records, offset, end, columns, window)?;
+    Ok((out, next, answer.high_watermark))
 }
 
-/// Sends one FetchLog for one bucket from `offset` and returns the bucket's records bytes and
-/// its high watermark (bucket errors become errors with their Fluss code).
-async fn fetch_records(
+/// One bucket of a FetchLog: where to read and how many bytes at most.
+pub(super) struct BucketAsk<'a> {
+    pub(super) read: &'a BucketRead,
+    pub(super) offset: i64,
+    pub(super) max_bytes: i32,
+}
+
+/// What a FetchLog returned for one bucket.
+pub(super) struct BucketAnswer {
+    pub(super) records: bytes::Bytes,
+    pub(super) high_watermark: Option<i64>,
+}
+
+/// Sends one FetchLog carrying every bucket of `asks` (they must share a leader: it is sent to
+/// the leader of the first) and returns each bucket's records and high watermark, in the order
+/// of `asks`. A bucket error becomes an error with its Fluss code.
+pub(super) async fn fetch_buckets(
     table: &Table,
-    b: &BucketRead,
-    offset: i64,
+    asks: &[BucketAsk<'_>],
     fetch_cols: &[usize],
     projected: bool,
     max_wait_ms: Option<i32>,
-    windowed: bool,
-) -> Result<(bytes::Bytes, Option<i64>)> {
+    max_bytes: i32,
+) -> Result<Vec<BucketAnswer>> {
     let info = &table.info;
+    let Some(first) = asks.first() else {
+        return Ok(Vec::new());
+    };
     let req = FetchLogRequest {
         follower_server_id: -1,
-        max_bytes: FETCH_MAX_BYTES,
+        max_bytes,
         tables_req: vec![PbFetchLogReqForTable {
             table_id: info.table_id,
             projection_pushdown_enabled: projected,
@@ -97,16 +123,15 @@ async fn fetch_records(
             } else {
                 vec![]
             },
-            buckets_req: vec![PbFetchLogReqForBucket {
-                partition_id: b.partition_id,
-                bucket_id: b.bucket,
-                fetch_offset: offset,
-                max_fetch_bytes: if windowed {
-                    WINDOW_FETCH_BUCKET_BYTES
-                } else {
-                    FETCH_BUCKET_BYTES
-                },
-            }],
+            buckets_req: asks
+                .iter()
+                .map(|a| PbFetchLogReqForBucket {
+                    partition_id: a.read.partition_id,
+                    bucket_id: a.read.bucket,
+                    fetch_offset: a.offset,
+                    max_fetch_bytes: a.max_bytes,
+                })
+                .collect(),
             ..Default::default()
         }],
         max_wait_ms,
@@ -115,25 +140,48 @@ async fn fetch_records(
     };
     let resp = table
         .conn
-        .request_leader(info.table_id, b.partition_id, b.bucket, &req)
+        .request_leader(
+            info.table_id,
+            first.read.partition_id,
+            first.read.bucket,
+            &req,
+        )
         .await?;
-    let bucket_resp: PbFetchLogRespForBucket = resp
+    let mut answers: Vec<PbFetchLogRespForBucket> = resp
         .tables_resp
         .into_iter()
         .flat_map(|t| t.buckets_resp)
-        .find(|r| r.bucket_id == b.bucket)
-        .ok_or_else(|| {
-            Error::corrupt(format!(
-                "FetchLog response has no result for bucket {} of table '{}'",
-                b.bucket,
-                table_name(table)
-            ))
-        })?;
+        .collect();
+    asks.iter()
+        .map(|a| {
+            let b = a.read;
+            let i = answers
+                .iter()
+                .position(|r| r.bucket_id == b.bucket && r.partition_id == b.partition_id)
+                .ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "FetchLog response has no result for bucket {} of table '{}'",
+                        b.bucket,
+                        table_name(table)
+                    ))
+                })?;
+            bucket_answer(table, a, answers.swap_remove(i))
+        })
+        .collect()
+}
+
+/// The records of one bucket's FetchLog result, or its error.
+fn bucket_answer(
+    table: &Table,
+    ask: &BucketAsk<'_>,
+    bucket_resp: PbFetchLogRespForBucket,
+) -> Result<BucketAnswer> {
+    let (b, offset) = (ask.read, ask.offset);
     if let Some(code) = bucket_resp.error_code.filter(|c| *c != error_codes::NONE) {
         if code == error_codes::NOT_LEADER_OR_FOLLOWER
             || code == error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
         {
-            table.conn.invalidate_table(info.table_id);
+            table.conn.invalidate_table(table.info.table_id);
         }
         return Err(Error::from_fluss(
             code,
@@ -149,7 +197,7 @@ async fn fetch_records(
             ),
         ));
     }
-    let hw = bucket_resp.high_watermark;
+    let high_watermark = bucket_resp.high_watermark;
     let records = bucket_resp.records.unwrap_or_default();
     if records.is_empty() && bucket_resp.remote_log_fetch_info.is_some() {
         return Err(Error::unsupported(format!(
@@ -159,12 +207,15 @@ async fn fetch_records(
             table_name(table)
         )));
     }
-    Ok((records, hw))
+    Ok(BucketAnswer {
+        records,
+        high_watermark,
+    })
 }
 
 /// What a read does with one log batch of a response, judged from its header alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BatchStep {
+pub(super) enum BatchStep {
     /// It ends at or before the fetch offset: skip it, the next offset does not move.
     Before,
     /// It starts at or past the end bound: stop reading this response.
@@ -179,10 +230,10 @@ enum BatchStep {
 }
 
 /// The one rule deciding what happens to a batch, shared by the header pass that picks the
-/// next fetch offset ([`next_fetch_offset`]) and by the decoding pass ([`decode_records`]).
+/// next fetch offset ([`next_fetch`]) and by the decoding pass ([`decode_records`]).
 /// A time-range read judges a batch by the commit timestamp in its header, before paying for its
 /// CRC and Arrow decoding.
-fn judge_batch(
+pub(super) fn judge_batch(
     batch: &LogRecordBatch<'_>,
     offset: i64,
     end: Option<i64>,
@@ -206,28 +257,45 @@ fn judge_batch(
     BatchStep::Decode
 }
 
-/// The offset the read after this response starts from, computed from the batch headers alone
-/// (no CRC check, no Arrow decoding), so the next fetch can be sent before this one is decoded.
-/// `None` when no further fetch should be sent yet: the response ends the read (window end, end
-/// bound reached), makes no progress (the empty-fetch rule decides), or does not parse (the
-/// decoding pass reports it).
-fn next_fetch_offset(
+/// What a response means for the bucket's next fetch, judged from the batch headers alone (no
+/// CRC check, no Arrow decoding), so the next fetch can be sent before this one is decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NextFetch {
+    /// Fetch again from this offset.
+    At(i64),
+    /// No further fetch: the response ends the read (window end, end bound reached) or does
+    /// not parse (the decoding pass reports it).
+    Stop,
+    /// The response holds nothing past the fetch offset (the empty-fetch rule decides).
+    NoProgress,
+}
+
+/// The [`NextFetch`] of a response fetched at `offset`.
+pub(super) fn next_fetch(
     records: &[u8],
     offset: i64,
     end: Option<i64>,
     window: Option<&PinnedRange>,
-) -> Option<i64> {
+) -> NextFetch {
     let mut next = offset;
     for batch in LogBatchIter::new(records) {
-        let batch = batch.ok()?;
+        let Ok(batch) = batch else {
+            return NextFetch::Stop;
+        };
         match judge_batch(&batch, offset, end, window) {
             BatchStep::Before => {}
-            BatchStep::PastEnd => break,
-            BatchStep::AfterWindow => return None,
+            BatchStep::PastEnd => return NextFetch::Stop,
+            BatchStep::AfterWindow => return NextFetch::Stop,
             BatchStep::BeforeWindow | BatchStep::Decode => next = batch.next_offset(),
         }
     }
-    (next > offset && end.is_none_or(|e| next < e)).then_some(next)
+    if end.is_some_and(|e| next >= e) {
+        NextFetch::Stop
+    } else if next > offset {
+        NextFetch::At(next)
+    } else {
+        NextFetch::NoProgress
+    }
 }
 
 /// Decodes the log batches of one response fetched at `offset`, keeping rows below `end`
@@ -242,8 +310,7 @@ fn decode_records(
     columns: &FetchColumns<'_>,
     window: Option<&PinnedRange>,
 ) -> Result<(Vec<FetchedBatch>, i64)> {
-    let (projected, fetch_schema) = (columns.projected, columns.schema);
-    let schema_id = table.info.schema_id;
+    let fetch_schema = columns.schema;
     let mut out = Vec::new();
     let mut next = offset;
     for batch in LogBatchIter::new(records) {
@@ -267,165 +334,58 @@ fn decode_records(
             }
             BatchStep::Decode => {}
         }
-        // A projected batch keeps the header (and CRC) of the stored one while its payload is
-        // re-encoded, so its CRC cannot match: Fluss's own client skips the check for projected
-        // fetches, and so do we.
-        if !projected {
-            batch.ensure_valid()?;
-        }
         next = batch.next_offset();
-        if batch.record_count() == 0 {
-            continue;
-        }
-        if batch.schema_id() as i32 != schema_id {
-            return Err(Error::unsupported(format!(
-                "a log batch of table '{}' was written with schema id {} but the table is at \
-                 schema id {schema_id}; reading older schemas is not supported yet",
-                table_name(table),
-                batch.schema_id()
-            )));
-        }
-        let (change_types, rows) = batch.arrow_records(fetch_schema)?;
-        // Keep rows within [offset, end).
-        let base = batch.base_offset();
-        let from = (offset.max(base) - base) as usize;
-        let to = match end {
-            Some(e) => ((e.min(batch.next_offset()) - base) as usize).min(rows.num_rows()),
-            None => rows.num_rows(),
-        };
-        if from >= to {
-            continue;
-        }
-        let rows = rows.slice(from, to - from);
-        let change_types = change_types.map(|c| c[from..to.min(c.len())].to_vec());
-        out.push(FetchedBatch {
-            commit_timestamp: batch.commit_timestamp(),
-            first_offset: base + from as i64,
-            change_types,
-            rows,
-        });
+        out.extend(decode_batch(table, &batch, offset, end, columns)?);
     }
     Ok((out, next))
 }
 
-/// Everything a bucket's fetches need, owned so a prefetch can run as its own task.
-pub(super) struct BucketFetch {
-    pub(super) table: Table,
-    pub(super) read: BucketRead,
-    pub(super) cols: Vec<usize>,
-    pub(super) projected: bool,
-    pub(super) schema: SchemaRef,
-    pub(super) window: Option<PinnedRange>,
-}
-
-/// A FetchLog in flight on the runtime, for `offset`; aborted when dropped unused.
-pub(super) struct Prefetch {
+/// Checks and decodes one log batch judged [`BatchStep::Decode`] for a fetch at `offset`,
+/// keeping its rows within `[offset, end)`; `None` when none are left.
+pub(super) fn decode_batch(
+    table: &Table,
+    batch: &LogRecordBatch<'_>,
     offset: i64,
-    handle: tokio::task::JoinHandle<Result<(bytes::Bytes, Option<i64>)>>,
-}
-
-impl Drop for Prefetch {
-    fn drop(&mut self) {
-        self.handle.abort();
+    end: Option<i64>,
+    columns: &FetchColumns<'_>,
+) -> Result<Option<FetchedBatch>> {
+    // A projected batch keeps the header (and CRC) of the stored one while its payload is
+    // re-encoded, so its CRC cannot match: Fluss's own client skips the check for projected
+    // fetches, and so do we.
+    if !columns.projected {
+        batch.ensure_valid()?;
     }
-}
-
-/// Reads `[read.start, read.end)` of one bucket response by response, with the next FetchLog
-/// already in flight while the caller decodes and uses the current one.
-pub(super) struct BucketPipeline {
-    pub(super) fetch: Arc<BucketFetch>,
-    pub(super) offset: i64,
-    pub(super) empty: u32,
-    pub(super) pending: Option<Prefetch>,
-}
-
-impl BucketPipeline {
-    pub(super) fn new(fetch: BucketFetch) -> Self {
-        BucketPipeline {
-            offset: fetch.read.start,
-            fetch: Arc::new(fetch),
-            empty: 0,
-            pending: None,
-        }
+    if batch.record_count() == 0 {
+        return Ok(None);
     }
-
-    async fn fetch_at(f: &BucketFetch, offset: i64) -> Result<(bytes::Bytes, Option<i64>)> {
-        fetch_records(
-            &f.table,
-            &f.read,
-            offset,
-            &f.cols,
-            f.projected,
-            None,
-            f.window.is_some(),
-        )
-        .await
+    let schema_id = table.info.schema_id;
+    if batch.schema_id() as i32 != schema_id {
+        return Err(Error::unsupported(format!(
+            "a log batch of table '{}' was written with schema id {} but the table is at \
+             schema id {schema_id}; reading older schemas is not supported yet",
+            table_name(table),
+            batch.schema_id()
+        )));
     }
-
-    /// Sends the fetch at the current offset now, unless one is already in flight or the bucket
-    /// is read.
-    pub(super) async fn prime(&mut self) {
-        if self.pending.is_none() && self.offset < self.fetch.read.end {
-            self.spawn(self.offset).await;
-        }
+    let (change_types, rows) = batch.arrow_records(columns.schema)?;
+    // Keep rows within [offset, end).
+    let base = batch.base_offset();
+    let from = (offset.max(base) - base) as usize;
+    let to = match end {
+        Some(e) => ((e.min(batch.next_offset()) - base) as usize).min(rows.num_rows()),
+        None => rows.num_rows(),
+    };
+    if from >= to {
+        return Ok(None);
     }
-
-    /// Spawns the fetch at `offset` and lets it send its request before this task goes on
-    /// decoding (a task spawned from a worker waits in that worker's local slot until the
-    /// worker is free).
-    async fn spawn(&mut self, offset: i64) {
-        let task = self.fetch.clone();
-        self.pending = Some(Prefetch {
-            offset,
-            handle: tokio::spawn(async move { Self::fetch_at(&task, offset).await }),
-        });
-        tokio::task::yield_now().await;
-    }
-
-    /// The next decoded batches of the bucket, or `None` when it is read up to its end (or the
-    /// log lost what it had below the planned end: truncation or retention).
-    pub(super) async fn next_batches(&mut self) -> Result<Option<Vec<FetchedBatch>>> {
-        let f = self.fetch.clone();
-        let end = f.read.end;
-        while self.offset < end {
-            let offset = self.offset;
-            let (records, hw) = match self.pending.take() {
-                Some(mut p) if p.offset == offset => (&mut p.handle)
-                    .await
-                    .map_err(|e| Error::internal(format!("log prefetch task failed: {e}")))??,
-                _ => Self::fetch_at(&f, offset).await?,
-            };
-            if let Some(next) = next_fetch_offset(&records, offset, Some(end), f.window.as_ref()) {
-                self.spawn(next).await;
-            }
-            let columns = FetchColumns {
-                cols: &f.cols,
-                projected: f.projected,
-                schema: &f.schema,
-            };
-            let (batches, next) = decode_records(
-                &f.table,
-                &records,
-                offset,
-                Some(end),
-                &columns,
-                f.window.as_ref(),
-            )?;
-            if batches.is_empty() && next == offset {
-                self.empty += 1;
-                if hw.is_some_and(|h| h <= offset) || self.empty > MAX_EMPTY_FETCHES {
-                    break;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-                continue;
-            }
-            self.empty = 0;
-            self.offset = next;
-            return Ok(Some(batches));
-        }
-        self.pending = None;
-        Ok(None)
-    }
+    let rows = rows.slice(from, to - from);
+    let change_types = change_types.map(|c| c[from..to.min(c.len())].to_vec());
+    Ok(Some(FetchedBatch {
+        commit_timestamp: batch.commit_timestamp(),
+        first_offset: base + from as i64,
+        change_types,
+        rows,
+    }))
 }
 
 /// The fetched rows with `_change_type`, `_log_offset`, `_commit_timestamp` in front.
@@ -517,30 +477,31 @@ mod tests {
     }
 
     #[test]
-    fn next_fetch_offset_follows_the_batch_rule() {
+    fn next_fetch_follows_the_batch_rule() {
+        use NextFetch::{At, NoProgress, Stop};
         let log = log();
         // Whole response inside the bounds: the next fetch starts after it.
-        assert_eq!(next_fetch_offset(&log, 0, Some(100), None), Some(30));
+        assert_eq!(next_fetch(&log, 0, Some(100), None), At(30));
         // From inside the second batch: the first one is skipped, the rest counted.
-        assert_eq!(next_fetch_offset(&log, 15, Some(100), None), Some(30));
+        assert_eq!(next_fetch(&log, 15, Some(100), None), At(30));
         // The end bound is reached inside the response: no further fetch.
-        assert_eq!(next_fetch_offset(&log, 0, Some(25), None), None);
-        assert_eq!(next_fetch_offset(&log, 0, Some(30), None), None);
+        assert_eq!(next_fetch(&log, 0, Some(25), None), Stop);
+        assert_eq!(next_fetch(&log, 0, Some(30), None), Stop);
         // Nothing new (already past the response): the empty-fetch rule decides.
-        assert_eq!(next_fetch_offset(&log, 30, Some(100), None), None);
-        assert_eq!(next_fetch_offset(&[], 0, Some(100), None), None);
+        assert_eq!(next_fetch(&log, 30, Some(100), None), NoProgress);
+        assert_eq!(next_fetch(&[], 0, Some(100), None), NoProgress);
         // Batches before the window are passed over; one after its end stops the read.
         let w = PinnedRange {
             start_ms: 250,
             end_ms: 1000,
         };
-        assert_eq!(next_fetch_offset(&log, 0, Some(100), Some(&w)), Some(30));
+        assert_eq!(next_fetch(&log, 0, Some(100), Some(&w)), At(30));
         let w = PinnedRange {
             start_ms: 0,
             end_ms: 250,
         };
-        assert_eq!(next_fetch_offset(&log, 0, Some(100), Some(&w)), None);
-        // Garbage: no prefetch (the decoding pass reports the error).
-        assert_eq!(next_fetch_offset(&[0xff; 80], 0, Some(100), None), None);
+        assert_eq!(next_fetch(&log, 0, Some(100), Some(&w)), Stop);
+        // Garbage: no further fetch (the decoding pass reports the error).
+        assert_eq!(next_fetch(&[0xff; 80], 0, Some(100), None), Stop);
     }
 }

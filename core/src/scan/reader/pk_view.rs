@@ -14,8 +14,9 @@ use crate::record::ValueRecordBatch;
 use crate::rpc::ApiKey;
 use crate::{Error, Result};
 
-use super::fetch::{BucketFetch, BucketPipeline, FetchColumns};
+use super::fetch::FetchColumns;
 use super::finish_batch;
+use super::log_read::{bucket_batches, LogSource};
 use super::plan::{table_name, BucketRead, Plan};
 
 const SCAN_KV_BATCH_BYTES: i32 = 4 * 1024 * 1024;
@@ -57,45 +58,38 @@ async fn fold_log(
     range: Option<PinnedRange>,
 ) -> Result<Vec<RecordBatch>> {
     let mut fold = ChangelogFold::new(columns.schema.clone());
-    let mut pipe = BucketPipeline::new(BucketFetch {
-        table: table.clone(),
-        read: b.clone(),
-        cols: columns.cols.to_vec(),
-        projected: columns.projected,
-        schema: columns.schema.clone(),
-        window: range,
-    });
-    'fetch: while let Some(batches) = pipe.next_batches().await? {
-        for fb in batches {
-            if let Some(range) = &range {
-                if range.is_after(fb.commit_timestamp) {
-                    break 'fetch;
-                }
-                if !range.contains(fb.commit_timestamp) {
-                    continue;
-                }
-            }
-            let keys = crate::row::encode_keys_from_batch(&fb.rows, key_cols, key_types)?;
-            let n = fb.rows.num_rows();
-            let changes: Vec<KeyChange> = match &fb.change_types {
-                Some(c) => c
-                    .iter()
-                    .map(|t| KeyChange::from_change_type_byte(t.to_byte()))
-                    .collect::<Result<_>>()?,
-                None => vec![KeyChange::Upsert; n],
-            };
-            let records = keys
-                .into_iter()
-                .zip(changes)
-                .enumerate()
-                .map(|(i, (key, change))| ChangeRecord {
-                    key,
-                    offset: fb.first_offset + i as i64,
-                    change,
-                    row: i,
-                });
-            fold.push(&fb.rows, records)?;
-        }
+    let mut batches = bucket_batches(
+        LogSource {
+            table: table.clone(),
+            cols: columns.cols.to_vec(),
+            projected: columns.projected,
+            schema: columns.schema.clone(),
+            window: range,
+        },
+        b.clone(),
+    );
+    // The reader hands out only batches committed inside the window (if any).
+    while let Some(fb) = batches.next().await? {
+        let keys = crate::row::encode_keys_from_batch(&fb.rows, key_cols, key_types)?;
+        let n = fb.rows.num_rows();
+        let changes: Vec<KeyChange> = match &fb.change_types {
+            Some(c) => c
+                .iter()
+                .map(|t| KeyChange::from_change_type_byte(t.to_byte()))
+                .collect::<Result<_>>()?,
+            None => vec![KeyChange::Upsert; n],
+        };
+        let records = keys
+            .into_iter()
+            .zip(changes)
+            .enumerate()
+            .map(|(i, (key, change))| ChangeRecord {
+                key,
+                offset: fb.first_offset + i as i64,
+                change,
+                row: i,
+            });
+        fold.push(&fb.rows, records)?;
     }
     fold.finish(OUTPUT_ROWS)
 }
