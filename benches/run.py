@@ -539,7 +539,7 @@ def main() -> None:
                        "lookup_batch": args.lookup_batch, "latency_keys": args.latency_keys,
                        "lookup_runs": args.lookup_runs, "pyfluss_lookupers": args.pyfluss_lookupers}
     text, ratios = report(results, contenders)
-    Path(args.out).write_text(text)
+    write_results(Path(args.out), text)
     (Path(args.out).with_suffix(".json")).write_text(json.dumps(results, indent=1, default=str))
     print()
     print("Ratios:")
@@ -803,12 +803,25 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     return "\n".join(md) + "\n", ratios
 
 
+KEPT_SECTIONS = [("<!-- jvm-boundary", "<!-- /jvm-boundary -->")]
+
+
+def write_results(out: Path, text: str) -> None:
+    """Writes RESULTS.md, keeping the sections other runners own (benches/jvm/run.py's)."""
+    old = out.read_text() if out.exists() else ""
+    for start, end in KEPT_SECTIONS:
+        if start in old and end in old:
+            kept = start + old.split(start, 1)[1].split(end, 1)[0] + end
+            text = text.rstrip("\n") + "\n\n" + kept + "\n"
+    out.write_text(text)
+
+
 def report_only(json_path: Path, out: Path) -> None:
     """Rewrites RESULTS.md from a RESULTS.json (e.g. after editing PROFILE.md); no measuring."""
     res = json.loads(json_path.read_text())
     contenders = [c for c in ("riverlet", "pyfluss") if c in res["scan"]]
     text, ratios = report(res, contenders)
-    out.write_text(text)
+    write_results(out, text)
     for line in ratios:
         print("  " + line)
 

@@ -242,6 +242,51 @@ async fn batching_splits_large_writes_and_respects_memory() {
     assert_eq!(ids_of(&rows), (0..20_000).collect::<Vec<_>>());
 }
 
+/// Several produce requests per bucket are in flight at once (Fluss's default of 5 with
+/// idempotence) and the server runs on several threads: every batch must still be applied in
+/// the order it was numbered, so nothing fails with OUT_OF_ORDER_SEQUENCE and each bucket holds
+/// its rows in append order, each once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_batches_in_flight_per_bucket_stay_in_order() {
+    let env = TestEnv::new();
+    let mut config = env.config();
+    config.writer.batch_size = 4 * 1024;
+    config.writer.request_max_size = 8 * 1024;
+    let conn = Connection::connect(config).await.unwrap();
+    let path = env.path("in_flight");
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(4), Vec::<String>::new())
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &path, d).await;
+    let w = table.new_append_writer().unwrap();
+    let mut futs = Vec::new();
+    for i in 0..200 {
+        w.ready().await;
+        futs.push(w.append_batch(&batch(i * 500..(i + 1) * 500)));
+    }
+    for f in futs {
+        f.await.unwrap();
+    }
+    w.flush().await.unwrap();
+    let mut all = Vec::new();
+    for b in 0..4 {
+        // In the bucket's offset order (ids_of would sort them).
+        let ids: Vec<i32> = fetch_bucket(&conn, &table, None, b)
+            .await
+            .iter()
+            .flat_map(|rb| rb.column(0).as_primitive::<Int32Type>().values().to_vec())
+            .collect();
+        assert!(
+            ids.windows(2).all(|p| p[0] < p[1]),
+            "bucket {b} holds its rows out of append order"
+        );
+        all.extend(ids);
+    }
+    all.sort_unstable();
+    assert_eq!(all, (0..100_000).collect::<Vec<_>>());
+}
+
 #[tokio::test]
 async fn partitioned_log_table_routes_by_value() {
     let env = TestEnv::new();
