@@ -112,7 +112,9 @@ fn scan(conn: &Connection, path: &TablePath, runs: usize) -> riverlet::Result<()
             bytes += batch.get_array_memory_size();
         }
         let seconds = t0.elapsed().as_secs_f64();
-        println!("{{\"run\": {run}, \"rows\": {rows}, \"bytes\": {bytes}, \"seconds\": {seconds:.6}}}");
+        println!(
+            "{{\"run\": {run}, \"rows\": {rows}, \"bytes\": {bytes}, \"seconds\": {seconds:.6}}}"
+        );
     }
     Ok(())
 }

@@ -1,6 +1,11 @@
 //! TCP listener and connections: Fluss framing (through `riverlet::rpc::frame`), SASL/PLAIN
 //! state per connection, requests served concurrently, responses written by one writer task.
 //!
+//! Writes (ProduceLog, PutKv) of one connection are applied one after the other, in the order
+//! they arrived: an idempotent writer keeps several batches of a bucket in flight on one
+//! connection and numbers them, and a server that applied batch n+1 before batch n would answer
+//! OUT_OF_ORDER_SEQUENCE. Other requests (fetches, lookups, metadata) are served concurrently.
+//!
 //! Behaviour on bad input (never a panic):
 //! - a frame whose length is negative or above `max_frame_size`, or a header that does not
 //!   decode: a SERVER_FAILURE frame (CORRUPT_MESSAGE) is sent and the connection closed, as
@@ -71,6 +76,16 @@ async fn serve_connection(
         }
         let _ = wr.shutdown().await;
     });
+    // The connection's writes, applied in arrival order by one task (see the module doc).
+    let (writes_tx, mut writes_rx) = mpsc::unbounded_channel::<Job>();
+    let writes = {
+        let (s, tx) = (server.clone(), tx.clone());
+        tokio::spawn(async move {
+            while let Some(job) = writes_rx.recv().await {
+                let _ = tx.send(job.serve(&s).await);
+            }
+        })
+    };
     let sasl = server.config.sasl_users.is_some();
     let authenticated = Arc::new(AtomicBool::new(!sasl));
     let max = server.config.max_frame_size;
@@ -124,19 +139,48 @@ async fn serve_connection(
             ));
             continue;
         }
+        let job = Job {
+            key,
+            api_version: header.api_version,
+            request_id,
+            body,
+        };
+        if matches!(key, ApiKey::ProduceLog | ApiKey::PutKv) {
+            if writes_tx.send(job).is_err() {
+                break Ok(());
+            }
+            continue;
+        }
         let s = server.clone();
         let tx2 = tx.clone();
         tokio::spawn(async move {
-            let out = match s.handle(key, header.api_version, body).await {
-                Ok(b) => success_or_error_frame(request_id, &b),
-                Err(e) => frame::encode_error_response(request_id, code_of(&e), e.message()),
-            };
-            let _ = tx2.send(out);
+            let _ = tx2.send(job.serve(&s).await);
         });
     };
+    drop(writes_tx);
+    let _ = writes.await;
     drop(tx);
     let _ = writer.await;
     result
+}
+
+/// One decoded request, ready to be served.
+struct Job {
+    key: ApiKey,
+    api_version: i16,
+    request_id: i32,
+    body: Bytes,
+}
+
+impl Job {
+    /// Serves the request and returns the response frame.
+    async fn serve(self, server: &Arc<Server>) -> Vec<u8> {
+        let id = self.request_id;
+        match server.handle(self.key, self.api_version, self.body).await {
+            Ok(b) => success_or_error_frame(id, &b),
+            Err(e) => frame::encode_error_response(id, code_of(&e), e.message()),
+        }
+    }
 }
 
 fn authenticate(

@@ -773,7 +773,10 @@ mod tests {
         let r = TimeRange::from_millis(1000, Some(9000)).unwrap();
         assert_eq!(r.pin(5000).unwrap().end_ms, 9000);
         // A start equal to now with an open end covers that millisecond, not an error.
-        let p = TimeRange::from_millis(5000, None).unwrap().pin(5000).unwrap();
+        let p = TimeRange::from_millis(5000, None)
+            .unwrap()
+            .pin(5000)
+            .unwrap();
         assert!(!p.is_empty() && p.contains(5000));
     }
 
