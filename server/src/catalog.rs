@@ -8,9 +8,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use riverlet::metadata::table::{keys, DeleteBehavior as D, KvFormat, LogFormat, MergeEngine as M};
+use riverlet::metadata::table::{keys, DeleteBehavior, KvFormat, LogFormat, MergeEngine};
 use riverlet::metadata::{error_codes, DataType, TableDescriptor};
 use riverlet::record::arrow_payload::ArrowCompression;
+use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -19,13 +20,6 @@ pub const DEFAULT_DATABASE: &str = "fluss";
 
 fn fluss(code: i32, msg: impl Into<String>) -> Error {
     Error::from_fluss(code, msg)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// A persisted database.
@@ -81,30 +75,6 @@ struct State {
     tables: BTreeMap<i64, TableEntry>,
 }
 
-/// The merge engine of a PK table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MergeEngine {
-    /// Last write wins (plus partial updates).
-    Default,
-    /// Keep the first row of a key.
-    FirstRow,
-    /// Keep the row with the largest version column value (index of that column).
-    Versioned(usize),
-    /// Fold each column with its aggregate function.
-    Aggregation(crate::aggregate::Aggregation),
-}
-
-/// What a delete does on a PK table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeleteBehavior {
-    /// Deletes remove the row.
-    Allow,
-    /// Deletes are silently dropped.
-    Ignore,
-    /// Deletes fail with DELETION_DISABLED.
-    Disable,
-}
-
 /// Parsed, derived facts of a table that the tablets need.
 #[derive(Debug)]
 pub struct TableMeta {
@@ -122,9 +92,13 @@ pub struct TableMeta {
     pub buckets: i32,
     /// Partition key names.
     pub partition_keys: Vec<String>,
-    /// Merge engine.
-    pub merge_engine: MergeEngine,
-    /// Delete behavior.
+    /// Merge engine of a PK table (None: the last write wins, with partial updates).
+    pub merge_engine: Option<MergeEngine>,
+    /// Index of the version column of the versioned merge engine.
+    pub version_column: Option<usize>,
+    /// The per-column fold of the aggregation merge engine.
+    pub aggregation: Option<crate::aggregate::Aggregation>,
+    /// What a delete does on a PK table.
     pub delete_behavior: DeleteBehavior,
     /// Index of the auto-increment column (see [`crate::autoinc`]).
     pub auto_increment: Option<usize>,
@@ -174,16 +148,17 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     let buckets = descriptor.bucket_count.unwrap_or(1);
     let partition_keys = descriptor.partition_keys.clone();
     let merge = descriptor.merge_engine().map_err(invalid)?;
-    let merge_engine = match merge {
-        None => MergeEngine::Default,
+    let (mut version_column, mut aggregation) = (None, None);
+    match merge {
+        None => {}
         Some(_) if !is_pk => {
             return Err(fluss(
                 error_codes::INVALID_CONFIG_EXCEPTION,
                 "Merge engine is only supported in primary key table.",
             ))
         }
-        Some(M::FirstRow) => MergeEngine::FirstRow,
-        Some(M::Versioned) => {
+        Some(MergeEngine::FirstRow) => {}
+        Some(MergeEngine::Versioned) => {
             let Some(col) = descriptor.property(keys::MERGE_ENGINE_VERSION_COLUMN) else {
                 return Err(fluss(
                     error_codes::INVALID_CONFIG_EXCEPTION,
@@ -208,9 +183,9 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
                     ),
                 ));
             }
-            MergeEngine::Versioned(idx)
+            version_column = Some(idx);
         }
-        Some(M::Aggregation) => {
+        Some(MergeEngine::Aggregation) => {
             let wal = descriptor
                 .property("table.changelog.image")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("wal"));
@@ -223,9 +198,9 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
                      remove the setting.",
                 ));
             }
-            MergeEngine::Aggregation(crate::aggregate::Aggregation::from_schema(schema)?)
+            aggregation = Some(crate::aggregate::Aggregation::from_schema(schema)?);
         }
-    };
+    }
     let delete_set = descriptor.property(keys::DELETE_BEHAVIOR).is_some();
     if !is_pk && delete_set {
         return Err(fluss(
@@ -234,13 +209,10 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
         ));
     }
     let delete_behavior = match (delete_set, descriptor.delete_behavior().map_err(invalid)?) {
-        (false, _) if merge_engine != MergeEngine::Default => DeleteBehavior::Ignore,
-        (_, D::Allow) => {
+        (false, _) if merge.is_some() => DeleteBehavior::Ignore,
+        (_, DeleteBehavior::Allow) => {
             // Aggregation tables may allow deletes (they remove the whole row), as in Fluss.
-            if matches!(
-                merge_engine,
-                MergeEngine::FirstRow | MergeEngine::Versioned(_)
-            ) {
+            if matches!(merge, Some(MergeEngine::FirstRow | MergeEngine::Versioned)) {
                 return Err(fluss(
                     error_codes::INVALID_CONFIG_EXCEPTION,
                     format!(
@@ -252,8 +224,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             }
             DeleteBehavior::Allow
         }
-        (_, D::Ignore) => DeleteBehavior::Ignore,
-        (_, D::Disable) => DeleteBehavior::Disable,
+        (_, other) => other,
     };
     let log_format = descriptor.log_format().map_err(invalid)?;
     let kv_format = descriptor.kv_format().map_err(invalid)?;
@@ -266,11 +237,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             ),
         ));
     }
-    let compression = ArrowCompression::from_property(
-        descriptor.arrow_compression().map_err(invalid)?.as_str(),
-        Some(descriptor.arrow_compression_zstd_level().map_err(invalid)?),
-    )
-    .map_err(invalid)?;
+    let compression = descriptor.log_compression().map_err(invalid)?;
     let ttl_ms = descriptor.log_ttl_ms().map_err(invalid)?;
     Ok((
         TableMeta {
@@ -280,7 +247,9 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             pk_indexes,
             buckets,
             partition_keys,
-            merge_engine,
+            merge_engine: merge,
+            version_column,
+            aggregation,
             delete_behavior,
             auto_increment: schema
                 .auto_increment_columns

@@ -9,8 +9,9 @@ use riverlet::record::ChangeType;
 use riverlet::row::Datum;
 use riverlet::{Error, Result};
 
-use crate::catalog::{DeleteBehavior, MergeEngine, TableMeta};
+use crate::catalog::TableMeta;
 use crate::kv::{KvTablet, Mutation};
+use riverlet::metadata::{DeleteBehavior, MergeEngine};
 
 /// Whether a column type can be a versioned merge engine's version column.
 pub fn is_version_type(t: &DataType) -> bool {
@@ -139,14 +140,14 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
         return Ok(None);
     }
     match meta.merge_engine {
-        MergeEngine::Default | MergeEngine::Aggregation(_) => {}
-        MergeEngine::FirstRow => {
+        None | Some(MergeEngine::Aggregation) => {}
+        Some(MergeEngine::FirstRow) => {
             return Err(Error::from_fluss(
                 error_codes::UNKNOWN_SERVER_ERROR,
                 "Partial update is not supported for the first_row merge engine.",
             ))
         }
-        MergeEngine::Versioned(_) => {
+        Some(MergeEngine::Versioned) => {
             return Err(Error::from_fluss(
                 error_codes::UNKNOWN_SERVER_ERROR,
                 "Partial update is not supported for the versioned merge engine.",
@@ -255,22 +256,28 @@ pub fn apply_batch(
                     Some(v) => Some(decode_value(meta, v)?),
                     None => None,
                 };
-                let (mut new_row, mut value) = match (&meta.merge_engine, &old_row, target) {
-                    (MergeEngine::FirstRow, Some(_), _) => continue,
-                    (MergeEngine::Versioned(idx), Some(o), _) => {
-                        if version_key(&o[*idx]) > version_key(&new_row_in[*idx]) {
+                let (mut new_row, mut value) = match (meta.merge_engine, &old_row, target) {
+                    (Some(MergeEngine::FirstRow), Some(_), _) => continue,
+                    (Some(MergeEngine::Versioned), Some(o), _) => {
+                        let idx = meta.version_column.ok_or_else(|| {
+                            Error::internal("versioned merge engine without a version column")
+                        })?;
+                        if version_key(&o[idx]) > version_key(&new_row_in[idx]) {
                             continue;
                         }
                         let v = riverlet::row::value::encode_value(schema_id, row_bytes);
                         (new_row_in, v)
                     }
-                    (MergeEngine::Aggregation(agg), Some(o), _) => {
+                    (Some(MergeEngine::Aggregation), Some(o), _) => {
+                        let agg = meta.aggregation.as_ref().ok_or_else(|| {
+                            Error::internal("aggregation merge engine without its aggregation")
+                        })?;
                         let merged = agg.merge(&meta.types, o, &new_row_in, target)?;
                         let bytes = encode_row(meta, &merged)?;
                         let v = riverlet::row::value::encode_value(schema_id, &bytes);
                         (merged, v)
                     }
-                    (MergeEngine::Default | MergeEngine::Aggregation(_), _, Some(mask)) => {
+                    (None | Some(MergeEngine::Aggregation), _, Some(mask)) => {
                         let pk_only = mask
                             .iter()
                             .enumerate()

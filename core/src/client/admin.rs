@@ -124,7 +124,7 @@ impl Admin {
     ) -> Result<()> {
         check_name("table", &path.table)?;
         let req = CreateTableRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             table_json: descriptor.to_json(),
             ignore_if_exists,
         };
@@ -139,7 +139,7 @@ impl Admin {
     /// Drops a table.
     pub async fn drop_table(&self, path: &TablePath, ignore_if_not_exists: bool) -> Result<()> {
         let req = DropTableRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             ignore_if_not_exists,
         };
         let r = self.conn.request_coordinator(&req, false).await;
@@ -169,7 +169,7 @@ impl Admin {
     /// Whether a table exists.
     pub async fn table_exists(&self, path: &TablePath) -> Result<bool> {
         let req = TableExistsRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
         };
         match self.conn.request_any_retrying(&req).await {
             Ok(r) => Ok(r.exists),
@@ -191,7 +191,7 @@ impl Admin {
         ignore_if_exists: bool,
     ) -> Result<()> {
         let req = CreatePartitionRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             partition_spec: compat::spec_to_pb(spec),
             ignore_if_not_exists: ignore_if_exists,
         };
@@ -210,7 +210,7 @@ impl Admin {
         ignore_if_not_exists: bool,
     ) -> Result<()> {
         let req = DropPartitionRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             partition_spec: compat::spec_to_pb(spec),
             ignore_if_not_exists,
         };

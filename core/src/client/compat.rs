@@ -2,16 +2,17 @@
 //! change in `core::metadata` touches only here.
 
 use crate::metadata::error_codes;
-use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
+use crate::metadata::{PartitionSpec, TableInfo, TablePath};
 use crate::proto::{PbKeyValue, PbPartitionSpec, PbTablePath};
-use crate::record::arrow_payload::ArrowCompression;
 use crate::{Error, Result};
 
-/// `db.table` as the wire message.
-pub(crate) fn pb_path(path: &TablePath) -> PbTablePath {
-    PbTablePath {
-        database_name: path.database.clone(),
-        table_name: path.table.clone(),
+/// `db.table` as the wire message (the one conversion; the embedded server uses it too).
+impl From<&TablePath> for PbTablePath {
+    fn from(path: &TablePath) -> PbTablePath {
+        PbTablePath {
+            database_name: path.database.clone(),
+            table_name: path.table.clone(),
+        }
     }
 }
 
@@ -66,12 +67,6 @@ pub(crate) fn table_info(
             "table '{path}': bad descriptor JSON from the server"
         ))
     })
-}
-
-/// The Arrow compression of a table's log batches.
-pub(crate) fn arrow_compression(d: &TableDescriptor) -> Result<ArrowCompression> {
-    let t = d.arrow_compression()?;
-    ArrowCompression::from_property(t.as_str(), Some(d.arrow_compression_zstd_level()?))
 }
 
 /// Apache Fluss 0.9.1 answers some requests about a table that does not exist (GetMetadata

@@ -438,7 +438,7 @@ impl Connection {
     async fn fetch_table_info(&self, path: &TablePath) -> Result<Arc<TableInfo>> {
         self.check_open()?;
         let req = GetTableInfoRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
         };
         let resp = self
             .with_retries(|| self.request_any(&req))
@@ -481,7 +481,7 @@ impl Connection {
     pub async fn partitions(&self, path: &TablePath) -> Result<Vec<PartitionInfo>> {
         let info = self.table_info(path).await?;
         let req = ListPartitionInfosRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             partial_partition_spec: None,
         };
         let resp = self
@@ -553,7 +553,7 @@ impl Connection {
             ));
         };
         let mut req = MetadataRequest {
-            table_path: vec![compat::pb_path(&path)],
+            table_path: vec![crate::proto::PbTablePath::from(&path)],
             ..Default::default()
         };
         if let Some(pid) = partition_id {

@@ -15,5 +15,5 @@ pub use schema::{
 pub use sql_type::{parse_columns, parse_data_type};
 pub use table::{
     parse_duration_ms, ArrowCompressionType, DeleteBehavior, KvFormat, LogFormat, MergeEngine,
-    PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TablePath,
+    PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TableOptions, TablePath,
 };

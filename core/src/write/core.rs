@@ -414,7 +414,7 @@ impl WriterTask {
             }
         }
         let req = InitWriterRequest {
-            table_path: vec![crate::client::compat::pb_path(self.table.path())],
+            table_path: vec![crate::proto::PbTablePath::from(self.table.path())],
         };
         let r = self
             .conn
