@@ -8,8 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use riverlet::error::codes;
 use riverlet::metadata::table::{keys, DeleteBehavior, KvFormat, LogFormat, MergeEngine};
-use riverlet::metadata::{error_codes, DataType, TableDescriptor};
+use riverlet::metadata::{DataType, TableDescriptor};
 use riverlet::record::arrow_payload::ArrowCompression;
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
@@ -136,7 +137,7 @@ fn derive(entry: TableEntry) -> Result<TableMeta> {
 fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableMeta, ())> {
     let invalid = |e: Error| {
         fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             format!("Invalid table property: {}", e.message()),
         )
     };
@@ -153,7 +154,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
         None => {}
         Some(_) if !is_pk => {
             return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
+                codes::INVALID_CONFIG_EXCEPTION,
                 "Merge engine is only supported in primary key table.",
             ))
         }
@@ -161,13 +162,13 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
         Some(MergeEngine::Versioned) => {
             let Some(col) = descriptor.property(keys::MERGE_ENGINE_VERSION_COLUMN) else {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     "'table.merge-engine.versioned.ver-column' must be set for versioned merge engine.",
                 ));
             };
             let Some(idx) = schema.column_index(col) else {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     format!(
                         "The version column '{col}' for versioned merge engine doesn't exist in schema."
                     ),
@@ -175,7 +176,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             };
             if !crate::merge::is_version_type(&types[idx]) {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     format!(
                         "The version column '{col}' for versioned merge engine must be one type of \
                          [INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ], but got {}.",
@@ -191,7 +192,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("wal"));
             if wal {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     "Table with 'AGGREGATION' merge engine does not support 'WAL' changelog image \
                      mode. Aggregation merge engine tables require FULL changelog image mode for \
                      correct UNDO recovery. Please set 'table.changelog.image' to 'FULL' or \
@@ -204,7 +205,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     let delete_set = descriptor.property(keys::DELETE_BEHAVIOR).is_some();
     if !is_pk && delete_set {
         return Err(fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             "The 'table.delete.behavior' configuration is only supported for primary key tables.",
         ));
     }
@@ -214,7 +215,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             // Aggregation tables may allow deletes (they remove the whole row), as in Fluss.
             if matches!(merge, Some(MergeEngine::FirstRow | MergeEngine::Versioned)) {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     format!(
                         "Table with '{}' merge engine does not support delete operations. The \
                          'table.delete.behavior' config must be set to 'ignore' or 'disable', but got 'allow'.",
@@ -230,7 +231,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     let kv_format = descriptor.kv_format().map_err(invalid)?;
     if is_pk && log_format != LogFormat::Arrow {
         return Err(fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             format!(
                 "The Riverlet embedded server supports only the ARROW 'table.log.format' for \
                  primary key tables, got '{log_format}'."
@@ -333,7 +334,7 @@ impl Catalog {
     pub fn database(&self, name: &str) -> Result<&DatabaseEntry> {
         self.state.databases.get(name).ok_or_else(|| {
             fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database '{name}' does not exist."),
             )
         })
@@ -343,7 +344,7 @@ impl Catalog {
     pub fn create_database(&mut self, name: &str, json: Option<&[u8]>, ignore: bool) -> Result<()> {
         if name.is_empty() || name.len() > 200 {
             return Err(fluss(
-                error_codes::INVALID_DATABASE_EXCEPTION,
+                codes::INVALID_DATABASE_EXCEPTION,
                 format!("Database name {name} is invalid"),
             ));
         }
@@ -352,7 +353,7 @@ impl Catalog {
                 return Ok(());
             }
             return Err(fluss(
-                error_codes::DATABASE_ALREADY_EXIST,
+                codes::DATABASE_ALREADY_EXIST,
                 format!("Database {name} already exists."),
             ));
         }
@@ -379,7 +380,7 @@ impl Catalog {
                 return Ok(Vec::new());
             }
             return Err(fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database {name} does not exist."),
             ));
         }
@@ -392,7 +393,7 @@ impl Catalog {
             .collect();
         if !ids.is_empty() && !cascade {
             return Err(fluss(
-                error_codes::DATABASE_NOT_EMPTY,
+                codes::DATABASE_NOT_EMPTY,
                 format!("Database {name} is not empty."),
             ));
         }
@@ -409,7 +410,7 @@ impl Catalog {
     pub fn list_tables(&self, db: &str) -> Result<Vec<String>> {
         self.database(db).map_err(|_| {
             fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database {db} does not exist."),
             )
         })?;
@@ -430,7 +431,7 @@ impl Catalog {
             .cloned()
             .ok_or_else(|| {
                 fluss(
-                    error_codes::TABLE_NOT_EXIST,
+                    codes::TABLE_NOT_EXIST,
                     format!("Table '{db}.{name}' does not exist."),
                 )
             })
@@ -440,7 +441,7 @@ impl Catalog {
     pub fn table_by_id(&self, id: i64) -> Result<Arc<TableMeta>> {
         self.tables.get(&id).cloned().ok_or_else(|| {
             fluss(
-                error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                 format!("Unknown table id {id}"),
             )
         })
@@ -461,7 +462,7 @@ impl Catalog {
     ) -> Result<Option<Arc<TableMeta>>> {
         if !self.state.databases.contains_key(db) {
             return Err(fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database {db} does not exist."),
             ));
         }
@@ -470,19 +471,19 @@ impl Catalog {
                 return Ok(None);
             }
             return Err(fluss(
-                error_codes::TABLE_ALREADY_EXIST,
+                codes::TABLE_ALREADY_EXIST,
                 format!("Table {db}.{name} already exists."),
             ));
         }
         if name.is_empty() || name.len() > 200 || name.contains('.') {
             return Err(fluss(
-                error_codes::INVALID_TABLE_EXCEPTION,
+                codes::INVALID_TABLE_EXCEPTION,
                 format!("Table name {name} is invalid"),
             ));
         }
         let mut d = TableDescriptor::from_json(json).map_err(|e| {
             fluss(
-                error_codes::INVALID_TABLE_EXCEPTION,
+                codes::INVALID_TABLE_EXCEPTION,
                 format!("Invalid table descriptor JSON: {}", e.message()),
             )
         })?;
@@ -514,7 +515,7 @@ impl Catalog {
             Err(_) if ignore => return Ok(None),
             Err(_) => {
                 return Err(fluss(
-                    error_codes::TABLE_NOT_EXIST,
+                    codes::TABLE_NOT_EXIST,
                     format!("Table {db}.{name} does not exist."),
                 ))
             }
@@ -534,7 +535,7 @@ impl Catalog {
     ) -> Result<Vec<PartitionEntry>> {
         if !t.is_partitioned() {
             return Err(fluss(
-                error_codes::TABLE_NOT_PARTITIONED_EXCEPTION,
+                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
                 format!("Table '{}' is not a partitioned table.", t.path()),
             ));
         }
@@ -589,7 +590,7 @@ impl Catalog {
                 Some((_, v)) if !v.is_empty() => out.push((k.clone(), v.clone())),
                 _ => {
                     return Err(fluss(
-                        error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                        codes::PARTITION_SPEC_INVALID_EXCEPTION,
                         format!(
                             "PartitionSpec {keys:?} does not contain partition key '{k}' of table \
                              '{}' with partition keys {:?}.",
@@ -602,7 +603,7 @@ impl Catalog {
         }
         if spec.len() != t.partition_keys.len() {
             return Err(fluss(
-                error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                codes::PARTITION_SPEC_INVALID_EXCEPTION,
                 format!(
                     "PartitionSpec size is not equal to partition keys size for partitioned table \
                      {}. Partition keys: {:?}, partition spec keys: {keys:?}.",
@@ -623,7 +624,7 @@ impl Catalog {
     ) -> Result<Option<PartitionEntry>> {
         if !t.is_partitioned() {
             return Err(fluss(
-                error_codes::TABLE_NOT_PARTITIONED_EXCEPTION,
+                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
                 format!("Table '{}' is not a partitioned table.", t.path()),
             ));
         }
@@ -634,7 +635,7 @@ impl Catalog {
                 return Ok(None);
             }
             return Err(fluss(
-                error_codes::PARTITION_ALREADY_EXISTS,
+                codes::PARTITION_ALREADY_EXISTS,
                 format!(
                     "Partition '{}' already exists for table {}",
                     spec.iter()
@@ -651,7 +652,7 @@ impl Catalog {
             .state
             .tables
             .get_mut(&t.entry.id)
-            .ok_or_else(|| fluss(error_codes::TABLE_NOT_EXIST, "table vanished"))?;
+            .ok_or_else(|| fluss(codes::TABLE_NOT_EXIST, "table vanished"))?;
         entry.partitions.insert(id, p.clone());
         self.state.next_partition_id += 1;
         self.persist()?;
@@ -667,7 +668,7 @@ impl Catalog {
     ) -> Result<Option<i64>> {
         if !t.is_partitioned() {
             return Err(fluss(
-                error_codes::TABLE_NOT_PARTITIONED_EXCEPTION,
+                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
                 format!("Table '{}' is not a partitioned table.", t.path()),
             ));
         }
@@ -678,7 +679,7 @@ impl Catalog {
                 return Ok(None);
             }
             return Err(fluss(
-                error_codes::PARTITION_NOT_EXISTS,
+                codes::PARTITION_NOT_EXISTS,
                 format!("Partition '{name}' does not exist for table {}", t.path()),
             ));
         };
@@ -717,13 +718,13 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
     let buckets = d.bucket_count.unwrap_or(1);
     if buckets <= 0 {
         return Err(fluss(
-            error_codes::INVALID_TABLE_EXCEPTION,
+            codes::INVALID_TABLE_EXCEPTION,
             "Bucket number must be set.",
         ));
     }
     if buckets > 128_000 {
         return Err(fluss(
-            error_codes::BUCKET_MAX_NUM_EXCEPTION,
+            codes::BUCKET_MAX_NUM_EXCEPTION,
             format!(
                 "Bucket count {buckets} exceeds the maximum limit 128000 for a non-partitioned table or partition."
             ),
@@ -738,7 +739,7 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
         .collect();
     if !reserved.is_empty() {
         return Err(fluss(
-            error_codes::INVALID_TABLE_EXCEPTION,
+            codes::INVALID_TABLE_EXCEPTION,
             format!(
                 "{} cannot be used as column names, because they are reserved system columns in \
                  Fluss. Please use other names for these columns. The reserved system columns are: {}",
@@ -758,13 +759,13 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
     if auto {
         if d.partition_keys.is_empty() {
             return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
+                codes::INVALID_CONFIG_EXCEPTION,
                 "Currently, auto partition is only supported for partitioned table, please set \
                  table property 'table.auto-partition.enabled' to false.",
             ));
         }
         return Err(fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             "Auto partitioning ('table.auto-partition.enabled' = true) is not supported by the \
              Riverlet embedded server; create partitions explicitly (CreatePartition) instead.",
         ));
@@ -775,7 +776,7 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
     if let Some(rf) = d.properties.get(keys::REPLICATION_FACTOR) {
         if rf.trim().parse::<i32>().map_or(true, |v| v <= 0) {
             return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
+                codes::INVALID_CONFIG_EXCEPTION,
                 "'table.replication.factor' must be greater than 0.",
             ));
         }

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes as error_codes;
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 

@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use riverlet::metadata::{error_codes, DataType, TypeKind};
+use riverlet::error::codes;
+use riverlet::metadata::{DataType, TypeKind};
 use riverlet::record::ChangeType;
 use riverlet::row::Datum;
 use riverlet::{Error, Result};
@@ -61,7 +62,7 @@ fn decode_value(meta: &TableMeta, value: &[u8]) -> Result<Vec<Datum>> {
 pub fn partition_datum(t: &DataType, text: &str) -> Result<Datum> {
     let bad = || {
         Error::from_fluss(
-            error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+            codes::PARTITION_SPEC_INVALID_EXCEPTION,
             format!("partition value '{text}' is not a valid {t}"),
         )
     };
@@ -87,7 +88,7 @@ pub fn partition_datum(t: &DataType, text: &str) -> Result<Datum> {
         }
         _ => {
             return Err(Error::from_fluss(
-                error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                codes::PARTITION_SPEC_INVALID_EXCEPTION,
                 format!(
                     "the Riverlet embedded server cannot rebuild a partition value of type {t} \
                      from the partition name"
@@ -130,7 +131,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     for &c in target {
         let Some(slot) = usize::try_from(c).ok().and_then(|i| mask.get_mut(i)) else {
             return Err(Error::from_fluss(
-                error_codes::INVALID_TARGET_COLUMN,
+                codes::INVALID_TARGET_COLUMN,
                 format!("Invalid target column index {c}: the table has {n} columns."),
             ));
         };
@@ -143,13 +144,13 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
         None | Some(MergeEngine::Aggregation) => {}
         Some(MergeEngine::FirstRow) => {
             return Err(Error::from_fluss(
-                error_codes::UNKNOWN_SERVER_ERROR,
+                codes::UNKNOWN_SERVER_ERROR,
                 "Partial update is not supported for the first_row merge engine.",
             ))
         }
         Some(MergeEngine::Versioned) => {
             return Err(Error::from_fluss(
-                error_codes::UNKNOWN_SERVER_ERROR,
+                codes::UNKNOWN_SERVER_ERROR,
                 "Partial update is not supported for the versioned merge engine.",
             ))
         }
@@ -163,7 +164,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     for &pk in &meta.pk_indexes {
         if !mask[pk] {
             return Err(Error::from_fluss(
-                error_codes::INVALID_TARGET_COLUMN,
+                codes::INVALID_TARGET_COLUMN,
                 format!(
                     "The target write columns {} must contain the primary key columns {}.",
                     names(&mut target.iter().map(|c| *c as usize)),
@@ -175,7 +176,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     for (i, t) in meta.types.iter().enumerate() {
         if !meta.pk_indexes.contains(&i) && !t.nullable {
             return Err(Error::from_fluss(
-                error_codes::INVALID_TARGET_COLUMN,
+                codes::INVALID_TARGET_COLUMN,
                 format!(
                     "Partial Update requires all columns except primary key to be nullable, but \
                      column {} is NOT NULL.",
@@ -211,7 +212,7 @@ pub fn apply_batch(
                     DeleteBehavior::Ignore => continue,
                     DeleteBehavior::Disable => {
                         return Err(Error::from_fluss(
-                            error_codes::DELETION_DISABLED_EXCEPTION,
+                            codes::DELETION_DISABLED_EXCEPTION,
                             "Delete operations are disabled for this table. The \
                              table.delete.behavior is set to 'disable'.",
                         ))

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use prost::Message;
-use riverlet::metadata::error_codes;
+use riverlet::error::codes as error_codes;
 use riverlet::metadata::TablePath;
 use riverlet::proto::*;
 use riverlet::record::log_batch::{self, LogBatchIter};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::compat;
 use super::connection::name_table;
 use super::Connection;
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{
     CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest, DatabaseExistsRequest,
@@ -173,7 +173,7 @@ impl Admin {
         };
         match self.conn.request_any_retrying(&req).await {
             Ok(r) => Ok(r.exists),
-            Err(e) if e.fluss_code() == Some(error_codes::DATABASE_NOT_EXIST) => Ok(false),
+            Err(e) if e.fluss_code() == Some(codes::DATABASE_NOT_EXIST) => Ok(false),
             Err(e) => Err(name_table(e, path)),
         }
     }
@@ -243,7 +243,7 @@ impl Admin {
             }
             Some(name) => Some(self.conn.partition_id(path, name).await?.ok_or_else(|| {
                 Error::from_fluss(
-                    error_codes::PARTITION_NOT_EXISTS,
+                    codes::PARTITION_NOT_EXISTS,
                     format!("partition '{name}' of table '{path}' does not exist"),
                 )
             })?),
@@ -308,7 +308,7 @@ impl Admin {
                 match resp {
                     Ok(resp) => {
                         for r in resp.buckets_resp {
-                            match r.error_code.filter(|c| *c != error_codes::NONE) {
+                            match r.error_code.filter(|c| *c != codes::NONE) {
                                 None => {
                                     out.insert(r.bucket_id, r.offset.unwrap_or(-1));
                                 }

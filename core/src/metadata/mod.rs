@@ -1,8 +1,7 @@
-//! Fluss metadata: data types and their Arrow mapping, schemas, table descriptors, paths, error codes.
+//! Fluss metadata: data types and their Arrow mapping, schemas, table descriptors, paths.
 
 pub mod agg_options;
 pub mod datatype;
-pub mod error_codes;
 pub mod schema;
 pub mod sql_type;
 pub mod table;
