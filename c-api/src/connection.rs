@@ -9,7 +9,7 @@ use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{DataType, Field, Schema};
 use riverlet::blocking::{BatchReader, Connection};
 use riverlet::client::ClientConfig;
-use riverlet::metadata::{from_arrow_field, Schema as FlussSchema, TableDescriptor, TablePath};
+use riverlet::metadata::{TableDescriptor, TableOptions, TablePath};
 use riverlet::Error;
 
 use crate::args::{key_values, non_null, opt_str_arg, str_arg, str_array};
@@ -284,22 +284,21 @@ unsafe fn descriptor(
     let arrow = unsafe { import_schema(schema, "schema") }?;
     // SAFETY: NULL or valid per the function's contract.
     let options = unsafe { options.as_ref() };
-    let mut builder = FlussSchema::builder();
-    for f in arrow.fields() {
-        let t = from_arrow_field(f).map_err(|e| e.context(format!("column '{}'", f.name())))?;
-        builder = builder.column(f.name().clone(), t);
-    }
     let Some(o) = options else {
-        return Ok(TableDescriptor::builder(builder.build()?).build()?);
+        return Ok(TableDescriptor::from_arrow(
+            &arrow,
+            TableOptions::default(),
+        )?);
     };
     // SAFETY: the arrays hold the given number of strings per the struct's contract.
     let pk = unsafe { str_array(o.primary_key, o.num_primary_key, "primary_key") }?;
     // SAFETY: as above.
-    let parts = unsafe { str_array(o.partition_keys, o.num_partition_keys, "partition_keys") }?;
+    let partition_keys =
+        unsafe { str_array(o.partition_keys, o.num_partition_keys, "partition_keys") }?;
     // SAFETY: as above.
     let bucket_keys = unsafe { str_array(o.bucket_keys, o.num_bucket_keys, "bucket_keys") }?;
     // SAFETY: as above.
-    let props = unsafe {
+    let properties = unsafe {
         key_values(
             o.property_keys,
             o.property_values,
@@ -308,26 +307,21 @@ unsafe fn descriptor(
         )
     }?;
     // SAFETY: NULL or a C string.
-    let comment = unsafe { opt_str_arg(o.comment, "comment") }?;
-    if !pk.is_empty() {
-        builder = builder.primary_key(pk);
-    }
+    let comment = unsafe { opt_str_arg(o.comment, "comment") }?.map(str::to_owned);
     // SAFETY: NULL or a C string per the struct's contract.
-    if let Some(column) = unsafe { opt_str_arg(o.auto_increment_column, "auto_increment_column") }?
-    {
-        builder = builder.auto_increment(column);
-    }
-    let buckets = (o.bucket_count > 0).then_some(o.bucket_count);
-    let mut d = TableDescriptor::builder(builder.build()?)
-        .partitioned_by(parts)
-        .distributed_by(buckets, bucket_keys);
-    for (k, v) in props {
-        d = d.property(k, v);
-    }
-    if let Some(c) = comment {
-        d = d.comment(c);
-    }
-    Ok(d.build()?)
+    let auto_increment = unsafe { opt_str_arg(o.auto_increment_column, "auto_increment_column") }?
+        .map(str::to_owned);
+    let options = TableOptions {
+        primary_key: (!pk.is_empty()).then_some(pk),
+        auto_increment,
+        partition_keys,
+        bucket_count: (o.bucket_count > 0).then_some(o.bucket_count),
+        bucket_keys,
+        properties: properties.into_iter().collect(),
+        custom_properties: Vec::new(),
+        comment,
+    };
+    Ok(TableDescriptor::from_arrow(&arrow, options)?)
 }
 
 unsafe fn create_table_impl(

@@ -3,9 +3,10 @@
 //! time-range reads over windows it marks, prints every result as a table (with a check mark
 //! against the scenario's expected rows), and stops the server cleanly.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use riverlet::blocking::{Connection, ReadRequest};
+use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 use riverlet_server::{LocalServer, ServerConfig};
 use serde_json::json;
@@ -194,13 +195,6 @@ fn report(outcomes: Vec<ReadOutcome>) -> usize {
 
 fn section(title: &str) {
     println!("\n== {title} ==");
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 fn sleep() {

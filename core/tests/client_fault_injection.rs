@@ -12,7 +12,8 @@ use std::time::Duration;
 use arrow_array::{Int32Array, RecordBatch, StringArray};
 use prost::Message;
 use riverlet::client::{ClientConfig, Connection, OffsetSpec};
-use riverlet::metadata::{error_codes, DataType, Schema, TableDescriptor, TablePath};
+use riverlet::error::codes;
+use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
 use riverlet::proto::*;
 use riverlet::record::log_batch::LogBatchIter;
 use riverlet::rpc::frame::{
@@ -110,7 +111,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
             if req.table_path.table_name != "t" {
                 return encode_error_response(
                     request_id,
-                    error_codes::TABLE_NOT_EXIST,
+                    codes::TABLE_NOT_EXIST,
                     &format!(
                         "Table '{}.{}' does not exist.",
                         req.table_path.database_name, req.table_path.table_name
@@ -176,7 +177,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
                             continue; // a duplicate: acked, not appended again
                         }
                         if seq != last + 1 {
-                            refused = Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+                            refused = Some(codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
                             break;
                         }
                         st.last_sequence.insert(key, seq);
@@ -231,7 +232,7 @@ fn respond(state: &Shared, api_key: i16, request_id: i32, body: &[u8]) -> Vec<u8
         }
         other => encode_error_response(
             request_id,
-            error_codes::UNSUPPORTED_VERSION,
+            codes::UNSUPPORTED_VERSION,
             &format!("mock does not serve {other}"),
         ),
     }
@@ -377,16 +378,13 @@ async fn not_leader_is_retried_with_the_same_sequence_after_a_refresh() {
     let before = state.lock().unwrap().metadata_requests;
     state.lock().unwrap().inject.insert(
         0,
-        vec![
-            error_codes::NOT_LEADER_OR_FOLLOWER,
-            error_codes::NOT_LEADER_OR_FOLLOWER,
-        ],
+        vec![codes::NOT_LEADER_OR_FOLLOWER, codes::NOT_LEADER_OR_FOLLOWER],
     );
     state
         .lock()
         .unwrap()
         .inject
-        .insert(1, vec![error_codes::NOT_LEADER_OR_FOLLOWER]);
+        .insert(1, vec![codes::NOT_LEADER_OR_FOLLOWER]);
     w.append_batch(&batch(4)).await.unwrap();
     w.append_batch(&batch(4)).await.unwrap();
     let st = state.lock().unwrap();
@@ -412,12 +410,9 @@ async fn server_errors_reach_the_caller_with_their_code() {
         .lock()
         .unwrap()
         .inject
-        .insert(0, vec![error_codes::RECORD_TOO_LARGE_EXCEPTION]);
+        .insert(0, vec![codes::RECORD_TOO_LARGE_EXCEPTION]);
     let e = w.append_batch(&batch(2)).await.unwrap_err();
-    assert_eq!(
-        e.fluss_code(),
-        Some(error_codes::RECORD_TOO_LARGE_EXCEPTION)
-    );
+    assert_eq!(e.fluss_code(), Some(codes::RECORD_TOO_LARGE_EXCEPTION));
     assert!(e.message().contains("db.t"), "{e}");
     // flush reports it once, then the writer goes on (sequence not consumed by the failure).
     assert!(w.flush().await.is_err());
@@ -462,8 +457,7 @@ async fn several_batches_in_flight_retry_in_order_without_duplicates() {
         st.hold_produces = 3;
         // The first produce fails with a retriable error: the batches sent behind it are
         // refused as out of order and must be sent again after it, in sequence order.
-        st.inject
-            .insert(0, vec![error_codes::NOT_LEADER_OR_FOLLOWER]);
+        st.inject.insert(0, vec![codes::NOT_LEADER_OR_FOLLOWER]);
     }
     let mut c = config(&bootstrap);
     // Every row becomes a batch of its own, so one write is several batches of one bucket.

@@ -2,7 +2,6 @@
 //! `riverlet::blocking`. Every blocking call runs with the GIL released.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arrow::pyarrow::{PyArrowType, ToPyArrow};
@@ -12,29 +11,27 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use riverlet::blocking;
 use riverlet::client::ClientConfig;
-use riverlet::metadata::{PartitionSpec, Schema, TableDescriptor, TablePath};
+use riverlet::metadata::{PartitionSpec, TableDescriptor, TableOptions, TablePath};
 
 use crate::errors::{closed, enter, PyResultExt};
 
-/// Shared "closed" flag of a connection and everything opened from it.
-#[derive(Debug, Clone, Default)]
-pub struct Liveness(Arc<AtomicBool>);
+/// A view of the "closed" flag of a connection, which the core owns, for everything opened from
+/// it.
+#[derive(Debug, Clone)]
+pub struct Liveness(blocking::Connection);
 
 impl Liveness {
     /// Fails with `ClosedError` naming `what` once the connection is closed.
     pub fn check(&self, what: &str) -> PyResult<()> {
-        if self.0.load(Ordering::Acquire) {
+        if self.is_closed() {
             Err(closed(what))
         } else {
             Ok(())
         }
     }
-    fn close(&self) {
-        self.0.store(true, Ordering::Release);
-    }
     /// Whether the connection was closed.
     pub fn is_closed(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.0.is_closed()
     }
 }
 
@@ -57,8 +54,8 @@ pub fn connect(py: Python<'_>, properties: BTreeMap<String, String>) -> PyResult
         .detach(|| blocking::Connection::connect(config))
         .py_err()?;
     Ok(PyConnection {
+        live: Liveness(inner.clone()),
         inner,
-        live: Liveness::default(),
     })
 }
 
@@ -141,28 +138,17 @@ impl PyConnection {
     ) -> PyResult<()> {
         let admin = self.admin()?;
         let path = parse_path(&name)?;
-        let columns = Schema::from_arrow(&schema.0).py_err()?.columns;
-        let mut sb = Schema::builder().from_columns(columns);
-        if let Some(pk) = primary_key {
-            sb = sb.primary_key(pk);
-        }
-        if let Some(column) = auto_increment {
-            sb = sb.auto_increment(column);
-        }
-        let schema = sb.build().py_err()?;
-        let mut db = TableDescriptor::builder(schema)
-            .partitioned_by(partition_by.unwrap_or_default())
-            .distributed_by(buckets, bucket_keys.unwrap_or_default());
-        if let Some(c) = comment {
-            db = db.comment(c);
-        }
-        for (k, v) in properties.unwrap_or_default() {
-            db = db.property(k, v);
-        }
-        for (k, v) in custom_properties.unwrap_or_default() {
-            db = db.custom_property(k, v);
-        }
-        let descriptor = db.build().py_err()?;
+        let options = TableOptions {
+            primary_key,
+            auto_increment,
+            partition_keys: partition_by.unwrap_or_default(),
+            bucket_count: buckets,
+            bucket_keys: bucket_keys.unwrap_or_default(),
+            properties: properties.unwrap_or_default().into_iter().collect(),
+            custom_properties: custom_properties.unwrap_or_default().into_iter().collect(),
+            comment,
+        };
+        let descriptor = TableDescriptor::from_arrow(&schema.0, options).py_err()?;
         py.detach(|| admin.create_table(&path, &descriptor, if_not_exists))
             .py_err()
     }
@@ -260,7 +246,6 @@ impl PyConnection {
         if self.live.is_closed() {
             return Ok(());
         }
-        self.live.close();
         enter()?;
         let conn = self.inner.clone();
         py.detach(|| conn.close()).py_err()

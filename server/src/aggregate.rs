@@ -21,7 +21,8 @@
 
 use std::cmp::Ordering;
 
-use riverlet::metadata::{error_codes, DataType, Schema};
+use riverlet::error::codes;
+use riverlet::metadata::{DataType, Schema};
 use riverlet::row::Datum;
 use riverlet::{Error, Result};
 
@@ -83,7 +84,7 @@ fn supported_roots(name: &str) -> &'static [&'static str] {
 
 fn config_error(column: &str, reason: impl std::fmt::Display) -> Error {
     Error::from_fluss(
-        error_codes::INVALID_CONFIG_EXCEPTION,
+        codes::INVALID_CONFIG_EXCEPTION,
         format!("Invalid aggregation function for column '{column}': {reason}"),
     )
 }
@@ -241,7 +242,7 @@ fn aggregate(f: &AggFn, t: &DataType, acc: &Datum, input: &Datum) -> Result<Datu
     }
     let mismatch = || {
         Error::from_fluss(
-            error_codes::UNKNOWN_SERVER_ERROR,
+            codes::UNKNOWN_SERVER_ERROR,
             format!(
                 "aggregation {f:?} cannot combine {} and {} for a column of type {t}",
                 acc.kind_name(),
@@ -533,7 +534,7 @@ mod tests {
         for (t, f, needle) in bad {
             let s = schema(vec![("id", DataType::int(), None), ("v", t, f)]);
             let e = Aggregation::from_schema(&s).unwrap_err();
-            assert_eq!(e.fluss_code(), Some(error_codes::INVALID_CONFIG_EXCEPTION));
+            assert_eq!(e.fluss_code(), Some(codes::INVALID_CONFIG_EXCEPTION));
             assert!(e.message().contains("column 'v'"), "{e}");
             assert!(e.message().contains(needle), "{e}");
         }

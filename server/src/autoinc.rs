@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes;
 use riverlet::{Error, Result};
 
 use crate::catalog::TableMeta;
@@ -33,7 +33,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<()> {
     let name = &meta.descriptor.schema.columns[idx].name;
     if target.is_empty() {
         return Err(Error::from_fluss(
-            error_codes::INVALID_TARGET_COLUMN,
+            codes::INVALID_TARGET_COLUMN,
             format!(
                 "The table contains an auto-increment column [{name}], but update target \
                  columns are not explicitly specified. Please specify the update target columns \
@@ -43,7 +43,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<()> {
     }
     if target.iter().any(|c| usize::try_from(*c).ok() == Some(idx)) {
         return Err(Error::from_fluss(
-            error_codes::INVALID_TARGET_COLUMN,
+            codes::INVALID_TARGET_COLUMN,
             format!(
                 "Auto-increment column [{name}] at index {idx} must not be included in target \
                  columns."
@@ -70,7 +70,7 @@ fn file(root: &Path, table_id: i64) -> PathBuf {
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::from_fluss(
-        error_codes::KV_STORAGE_EXCEPTION,
+        codes::KV_STORAGE_EXCEPTION,
         format!("auto-increment sequence file {}: {e}", path.display()),
     )
 }

@@ -75,7 +75,7 @@ pub fn parse_strict(buf: &[u8]) -> Result<Vec<BatchInfo>> {
         let b = item?;
         if !b.is_valid() {
             return Err(riverlet::Error::from_fluss(
-                riverlet::metadata::error_codes::CORRUPT_RECORD_EXCEPTION,
+                riverlet::error::codes::CORRUPT_RECORD_EXCEPTION,
                 format!(
                     "Record batch at byte {pos} is corrupt (stored crc = {}, computed crc differs)",
                     b.crc()
@@ -88,7 +88,7 @@ pub fn parse_strict(buf: &[u8]) -> Result<Vec<BatchInfo>> {
     }
     if pos != buf.len() {
         return Err(riverlet::Error::from_fluss(
-            riverlet::metadata::error_codes::CORRUPT_RECORD_EXCEPTION,
+            riverlet::error::codes::CORRUPT_RECORD_EXCEPTION,
             format!(
                 "Record batches are truncated: {} trailing bytes after {} complete batches",
                 buf.len() - pos,

@@ -8,9 +8,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use riverlet::metadata::table::{keys, DeleteBehavior as D, KvFormat, LogFormat, MergeEngine as M};
-use riverlet::metadata::{error_codes, DataType, TableDescriptor};
+use riverlet::error::codes;
+use riverlet::metadata::table::{keys, DeleteBehavior, KvFormat, LogFormat, MergeEngine};
+use riverlet::metadata::{DataType, TableDescriptor};
 use riverlet::record::arrow_payload::ArrowCompression;
+use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -19,13 +21,6 @@ pub const DEFAULT_DATABASE: &str = "fluss";
 
 fn fluss(code: i32, msg: impl Into<String>) -> Error {
     Error::from_fluss(code, msg)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// A persisted database.
@@ -81,30 +76,6 @@ struct State {
     tables: BTreeMap<i64, TableEntry>,
 }
 
-/// The merge engine of a PK table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MergeEngine {
-    /// Last write wins (plus partial updates).
-    Default,
-    /// Keep the first row of a key.
-    FirstRow,
-    /// Keep the row with the largest version column value (index of that column).
-    Versioned(usize),
-    /// Fold each column with its aggregate function.
-    Aggregation(crate::aggregate::Aggregation),
-}
-
-/// What a delete does on a PK table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeleteBehavior {
-    /// Deletes remove the row.
-    Allow,
-    /// Deletes are silently dropped.
-    Ignore,
-    /// Deletes fail with DELETION_DISABLED.
-    Disable,
-}
-
 /// Parsed, derived facts of a table that the tablets need.
 #[derive(Debug)]
 pub struct TableMeta {
@@ -122,9 +93,13 @@ pub struct TableMeta {
     pub buckets: i32,
     /// Partition key names.
     pub partition_keys: Vec<String>,
-    /// Merge engine.
-    pub merge_engine: MergeEngine,
-    /// Delete behavior.
+    /// Merge engine of a PK table (None: the last write wins, with partial updates).
+    pub merge_engine: Option<MergeEngine>,
+    /// Index of the version column of the versioned merge engine.
+    pub version_column: Option<usize>,
+    /// The per-column fold of the aggregation merge engine.
+    pub aggregation: Option<crate::aggregate::Aggregation>,
+    /// What a delete does on a PK table.
     pub delete_behavior: DeleteBehavior,
     /// Index of the auto-increment column (see [`crate::autoinc`]).
     pub auto_increment: Option<usize>,
@@ -162,7 +137,7 @@ fn derive(entry: TableEntry) -> Result<TableMeta> {
 fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableMeta, ())> {
     let invalid = |e: Error| {
         fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             format!("Invalid table property: {}", e.message()),
         )
     };
@@ -174,25 +149,26 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     let buckets = descriptor.bucket_count.unwrap_or(1);
     let partition_keys = descriptor.partition_keys.clone();
     let merge = descriptor.merge_engine().map_err(invalid)?;
-    let merge_engine = match merge {
-        None => MergeEngine::Default,
+    let (mut version_column, mut aggregation) = (None, None);
+    match merge {
+        None => {}
         Some(_) if !is_pk => {
             return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
+                codes::INVALID_CONFIG_EXCEPTION,
                 "Merge engine is only supported in primary key table.",
             ))
         }
-        Some(M::FirstRow) => MergeEngine::FirstRow,
-        Some(M::Versioned) => {
+        Some(MergeEngine::FirstRow) => {}
+        Some(MergeEngine::Versioned) => {
             let Some(col) = descriptor.property(keys::MERGE_ENGINE_VERSION_COLUMN) else {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     "'table.merge-engine.versioned.ver-column' must be set for versioned merge engine.",
                 ));
             };
             let Some(idx) = schema.column_index(col) else {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     format!(
                         "The version column '{col}' for versioned merge engine doesn't exist in schema."
                     ),
@@ -200,7 +176,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             };
             if !crate::merge::is_version_type(&types[idx]) {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     format!(
                         "The version column '{col}' for versioned merge engine must be one type of \
                          [INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ], but got {}.",
@@ -208,41 +184,38 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
                     ),
                 ));
             }
-            MergeEngine::Versioned(idx)
+            version_column = Some(idx);
         }
-        Some(M::Aggregation) => {
+        Some(MergeEngine::Aggregation) => {
             let wal = descriptor
                 .property("table.changelog.image")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("wal"));
             if wal {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     "Table with 'AGGREGATION' merge engine does not support 'WAL' changelog image \
                      mode. Aggregation merge engine tables require FULL changelog image mode for \
                      correct UNDO recovery. Please set 'table.changelog.image' to 'FULL' or \
                      remove the setting.",
                 ));
             }
-            MergeEngine::Aggregation(crate::aggregate::Aggregation::from_schema(schema)?)
+            aggregation = Some(crate::aggregate::Aggregation::from_schema(schema)?);
         }
-    };
+    }
     let delete_set = descriptor.property(keys::DELETE_BEHAVIOR).is_some();
     if !is_pk && delete_set {
         return Err(fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             "The 'table.delete.behavior' configuration is only supported for primary key tables.",
         ));
     }
     let delete_behavior = match (delete_set, descriptor.delete_behavior().map_err(invalid)?) {
-        (false, _) if merge_engine != MergeEngine::Default => DeleteBehavior::Ignore,
-        (_, D::Allow) => {
+        (false, _) if merge.is_some() => DeleteBehavior::Ignore,
+        (_, DeleteBehavior::Allow) => {
             // Aggregation tables may allow deletes (they remove the whole row), as in Fluss.
-            if matches!(
-                merge_engine,
-                MergeEngine::FirstRow | MergeEngine::Versioned(_)
-            ) {
+            if matches!(merge, Some(MergeEngine::FirstRow | MergeEngine::Versioned)) {
                 return Err(fluss(
-                    error_codes::INVALID_CONFIG_EXCEPTION,
+                    codes::INVALID_CONFIG_EXCEPTION,
                     format!(
                         "Table with '{}' merge engine does not support delete operations. The \
                          'table.delete.behavior' config must be set to 'ignore' or 'disable', but got 'allow'.",
@@ -252,25 +225,20 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             }
             DeleteBehavior::Allow
         }
-        (_, D::Ignore) => DeleteBehavior::Ignore,
-        (_, D::Disable) => DeleteBehavior::Disable,
+        (_, other) => other,
     };
     let log_format = descriptor.log_format().map_err(invalid)?;
     let kv_format = descriptor.kv_format().map_err(invalid)?;
     if is_pk && log_format != LogFormat::Arrow {
         return Err(fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             format!(
                 "The Riverlet embedded server supports only the ARROW 'table.log.format' for \
                  primary key tables, got '{log_format}'."
             ),
         ));
     }
-    let compression = ArrowCompression::from_property(
-        descriptor.arrow_compression().map_err(invalid)?.as_str(),
-        Some(descriptor.arrow_compression_zstd_level().map_err(invalid)?),
-    )
-    .map_err(invalid)?;
+    let compression = descriptor.log_compression().map_err(invalid)?;
     let ttl_ms = descriptor.log_ttl_ms().map_err(invalid)?;
     Ok((
         TableMeta {
@@ -280,7 +248,9 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             pk_indexes,
             buckets,
             partition_keys,
-            merge_engine,
+            merge_engine: merge,
+            version_column,
+            aggregation,
             delete_behavior,
             auto_increment: schema
                 .auto_increment_columns
@@ -364,7 +334,7 @@ impl Catalog {
     pub fn database(&self, name: &str) -> Result<&DatabaseEntry> {
         self.state.databases.get(name).ok_or_else(|| {
             fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database '{name}' does not exist."),
             )
         })
@@ -374,7 +344,7 @@ impl Catalog {
     pub fn create_database(&mut self, name: &str, json: Option<&[u8]>, ignore: bool) -> Result<()> {
         if name.is_empty() || name.len() > 200 {
             return Err(fluss(
-                error_codes::INVALID_DATABASE_EXCEPTION,
+                codes::INVALID_DATABASE_EXCEPTION,
                 format!("Database name {name} is invalid"),
             ));
         }
@@ -383,7 +353,7 @@ impl Catalog {
                 return Ok(());
             }
             return Err(fluss(
-                error_codes::DATABASE_ALREADY_EXIST,
+                codes::DATABASE_ALREADY_EXIST,
                 format!("Database {name} already exists."),
             ));
         }
@@ -410,7 +380,7 @@ impl Catalog {
                 return Ok(Vec::new());
             }
             return Err(fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database {name} does not exist."),
             ));
         }
@@ -423,7 +393,7 @@ impl Catalog {
             .collect();
         if !ids.is_empty() && !cascade {
             return Err(fluss(
-                error_codes::DATABASE_NOT_EMPTY,
+                codes::DATABASE_NOT_EMPTY,
                 format!("Database {name} is not empty."),
             ));
         }
@@ -440,7 +410,7 @@ impl Catalog {
     pub fn list_tables(&self, db: &str) -> Result<Vec<String>> {
         self.database(db).map_err(|_| {
             fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database {db} does not exist."),
             )
         })?;
@@ -461,7 +431,7 @@ impl Catalog {
             .cloned()
             .ok_or_else(|| {
                 fluss(
-                    error_codes::TABLE_NOT_EXIST,
+                    codes::TABLE_NOT_EXIST,
                     format!("Table '{db}.{name}' does not exist."),
                 )
             })
@@ -471,7 +441,7 @@ impl Catalog {
     pub fn table_by_id(&self, id: i64) -> Result<Arc<TableMeta>> {
         self.tables.get(&id).cloned().ok_or_else(|| {
             fluss(
-                error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                 format!("Unknown table id {id}"),
             )
         })
@@ -492,7 +462,7 @@ impl Catalog {
     ) -> Result<Option<Arc<TableMeta>>> {
         if !self.state.databases.contains_key(db) {
             return Err(fluss(
-                error_codes::DATABASE_NOT_EXIST,
+                codes::DATABASE_NOT_EXIST,
                 format!("Database {db} does not exist."),
             ));
         }
@@ -501,19 +471,19 @@ impl Catalog {
                 return Ok(None);
             }
             return Err(fluss(
-                error_codes::TABLE_ALREADY_EXIST,
+                codes::TABLE_ALREADY_EXIST,
                 format!("Table {db}.{name} already exists."),
             ));
         }
         if name.is_empty() || name.len() > 200 || name.contains('.') {
             return Err(fluss(
-                error_codes::INVALID_TABLE_EXCEPTION,
+                codes::INVALID_TABLE_EXCEPTION,
                 format!("Table name {name} is invalid"),
             ));
         }
         let mut d = TableDescriptor::from_json(json).map_err(|e| {
             fluss(
-                error_codes::INVALID_TABLE_EXCEPTION,
+                codes::INVALID_TABLE_EXCEPTION,
                 format!("Invalid table descriptor JSON: {}", e.message()),
             )
         })?;
@@ -545,7 +515,7 @@ impl Catalog {
             Err(_) if ignore => return Ok(None),
             Err(_) => {
                 return Err(fluss(
-                    error_codes::TABLE_NOT_EXIST,
+                    codes::TABLE_NOT_EXIST,
                     format!("Table {db}.{name} does not exist."),
                 ))
             }
@@ -565,7 +535,7 @@ impl Catalog {
     ) -> Result<Vec<PartitionEntry>> {
         if !t.is_partitioned() {
             return Err(fluss(
-                error_codes::TABLE_NOT_PARTITIONED_EXCEPTION,
+                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
                 format!("Table '{}' is not a partitioned table.", t.path()),
             ));
         }
@@ -620,7 +590,7 @@ impl Catalog {
                 Some((_, v)) if !v.is_empty() => out.push((k.clone(), v.clone())),
                 _ => {
                     return Err(fluss(
-                        error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                        codes::PARTITION_SPEC_INVALID_EXCEPTION,
                         format!(
                             "PartitionSpec {keys:?} does not contain partition key '{k}' of table \
                              '{}' with partition keys {:?}.",
@@ -633,7 +603,7 @@ impl Catalog {
         }
         if spec.len() != t.partition_keys.len() {
             return Err(fluss(
-                error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                codes::PARTITION_SPEC_INVALID_EXCEPTION,
                 format!(
                     "PartitionSpec size is not equal to partition keys size for partitioned table \
                      {}. Partition keys: {:?}, partition spec keys: {keys:?}.",
@@ -654,7 +624,7 @@ impl Catalog {
     ) -> Result<Option<PartitionEntry>> {
         if !t.is_partitioned() {
             return Err(fluss(
-                error_codes::TABLE_NOT_PARTITIONED_EXCEPTION,
+                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
                 format!("Table '{}' is not a partitioned table.", t.path()),
             ));
         }
@@ -665,7 +635,7 @@ impl Catalog {
                 return Ok(None);
             }
             return Err(fluss(
-                error_codes::PARTITION_ALREADY_EXISTS,
+                codes::PARTITION_ALREADY_EXISTS,
                 format!(
                     "Partition '{}' already exists for table {}",
                     spec.iter()
@@ -682,7 +652,7 @@ impl Catalog {
             .state
             .tables
             .get_mut(&t.entry.id)
-            .ok_or_else(|| fluss(error_codes::TABLE_NOT_EXIST, "table vanished"))?;
+            .ok_or_else(|| fluss(codes::TABLE_NOT_EXIST, "table vanished"))?;
         entry.partitions.insert(id, p.clone());
         self.state.next_partition_id += 1;
         self.persist()?;
@@ -698,7 +668,7 @@ impl Catalog {
     ) -> Result<Option<i64>> {
         if !t.is_partitioned() {
             return Err(fluss(
-                error_codes::TABLE_NOT_PARTITIONED_EXCEPTION,
+                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
                 format!("Table '{}' is not a partitioned table.", t.path()),
             ));
         }
@@ -709,7 +679,7 @@ impl Catalog {
                 return Ok(None);
             }
             return Err(fluss(
-                error_codes::PARTITION_NOT_EXISTS,
+                codes::PARTITION_NOT_EXISTS,
                 format!("Partition '{name}' does not exist for table {}", t.path()),
             ));
         };
@@ -748,13 +718,13 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
     let buckets = d.bucket_count.unwrap_or(1);
     if buckets <= 0 {
         return Err(fluss(
-            error_codes::INVALID_TABLE_EXCEPTION,
+            codes::INVALID_TABLE_EXCEPTION,
             "Bucket number must be set.",
         ));
     }
     if buckets > 128_000 {
         return Err(fluss(
-            error_codes::BUCKET_MAX_NUM_EXCEPTION,
+            codes::BUCKET_MAX_NUM_EXCEPTION,
             format!(
                 "Bucket count {buckets} exceeds the maximum limit 128000 for a non-partitioned table or partition."
             ),
@@ -769,7 +739,7 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
         .collect();
     if !reserved.is_empty() {
         return Err(fluss(
-            error_codes::INVALID_TABLE_EXCEPTION,
+            codes::INVALID_TABLE_EXCEPTION,
             format!(
                 "{} cannot be used as column names, because they are reserved system columns in \
                  Fluss. Please use other names for these columns. The reserved system columns are: {}",
@@ -789,13 +759,13 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
     if auto {
         if d.partition_keys.is_empty() {
             return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
+                codes::INVALID_CONFIG_EXCEPTION,
                 "Currently, auto partition is only supported for partitioned table, please set \
                  table property 'table.auto-partition.enabled' to false.",
             ));
         }
         return Err(fluss(
-            error_codes::INVALID_CONFIG_EXCEPTION,
+            codes::INVALID_CONFIG_EXCEPTION,
             "Auto partitioning ('table.auto-partition.enabled' = true) is not supported by the \
              Riverlet embedded server; create partitions explicitly (CreatePartition) instead.",
         ));
@@ -806,7 +776,7 @@ fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result
     if let Some(rf) = d.properties.get(keys::REPLICATION_FACTOR) {
         if rf.trim().parse::<i32>().map_or(true, |v| v <= 0) {
             return Err(fluss(
-                error_codes::INVALID_CONFIG_EXCEPTION,
+                codes::INVALID_CONFIG_EXCEPTION,
                 "'table.replication.factor' must be greater than 0.",
             ));
         }

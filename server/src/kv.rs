@@ -16,7 +16,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes;
 use riverlet::{Error, Result};
 
 use crate::config::FsyncPolicy;
@@ -25,7 +25,7 @@ const SNAPSHOT: &str = "kv.snapshot";
 const WAL: &str = "kv.wal";
 
 fn kv_err(context: &str, e: impl std::fmt::Display) -> Error {
-    Error::from_fluss(error_codes::KV_STORAGE_EXCEPTION, format!("{context}: {e}"))
+    Error::from_fluss(codes::KV_STORAGE_EXCEPTION, format!("{context}: {e}"))
 }
 
 /// One state change.

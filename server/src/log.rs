@@ -12,7 +12,8 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes as error_codes;
+use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
 use crate::batch::{self, BatchInfo};
@@ -61,13 +62,6 @@ struct Segment {
 
 fn seg_name(base: i64, ext: &str) -> String {
     format!("{base:020}.{ext}")
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 fn storage_err(context: &str, e: impl std::fmt::Display) -> Error {

@@ -4,13 +4,15 @@
 
 use std::collections::HashMap;
 
-use riverlet::metadata::{error_codes, DataType, TypeKind};
+use riverlet::error::codes;
+use riverlet::metadata::{DataType, TypeKind};
 use riverlet::record::ChangeType;
 use riverlet::row::Datum;
 use riverlet::{Error, Result};
 
-use crate::catalog::{DeleteBehavior, MergeEngine, TableMeta};
+use crate::catalog::TableMeta;
 use crate::kv::{KvTablet, Mutation};
+use riverlet::metadata::{DeleteBehavior, MergeEngine};
 
 /// Whether a column type can be a versioned merge engine's version column.
 pub fn is_version_type(t: &DataType) -> bool {
@@ -60,7 +62,7 @@ fn decode_value(meta: &TableMeta, value: &[u8]) -> Result<Vec<Datum>> {
 pub fn partition_datum(t: &DataType, text: &str) -> Result<Datum> {
     let bad = || {
         Error::from_fluss(
-            error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+            codes::PARTITION_SPEC_INVALID_EXCEPTION,
             format!("partition value '{text}' is not a valid {t}"),
         )
     };
@@ -86,7 +88,7 @@ pub fn partition_datum(t: &DataType, text: &str) -> Result<Datum> {
         }
         _ => {
             return Err(Error::from_fluss(
-                error_codes::PARTITION_SPEC_INVALID_EXCEPTION,
+                codes::PARTITION_SPEC_INVALID_EXCEPTION,
                 format!(
                     "the Riverlet embedded server cannot rebuild a partition value of type {t} \
                      from the partition name"
@@ -129,7 +131,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     for &c in target {
         let Some(slot) = usize::try_from(c).ok().and_then(|i| mask.get_mut(i)) else {
             return Err(Error::from_fluss(
-                error_codes::INVALID_TARGET_COLUMN,
+                codes::INVALID_TARGET_COLUMN,
                 format!("Invalid target column index {c}: the table has {n} columns."),
             ));
         };
@@ -139,16 +141,16 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
         return Ok(None);
     }
     match meta.merge_engine {
-        MergeEngine::Default | MergeEngine::Aggregation(_) => {}
-        MergeEngine::FirstRow => {
+        None | Some(MergeEngine::Aggregation) => {}
+        Some(MergeEngine::FirstRow) => {
             return Err(Error::from_fluss(
-                error_codes::UNKNOWN_SERVER_ERROR,
+                codes::UNKNOWN_SERVER_ERROR,
                 "Partial update is not supported for the first_row merge engine.",
             ))
         }
-        MergeEngine::Versioned(_) => {
+        Some(MergeEngine::Versioned) => {
             return Err(Error::from_fluss(
-                error_codes::UNKNOWN_SERVER_ERROR,
+                codes::UNKNOWN_SERVER_ERROR,
                 "Partial update is not supported for the versioned merge engine.",
             ))
         }
@@ -162,7 +164,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     for &pk in &meta.pk_indexes {
         if !mask[pk] {
             return Err(Error::from_fluss(
-                error_codes::INVALID_TARGET_COLUMN,
+                codes::INVALID_TARGET_COLUMN,
                 format!(
                     "The target write columns {} must contain the primary key columns {}.",
                     names(&mut target.iter().map(|c| *c as usize)),
@@ -174,7 +176,7 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     for (i, t) in meta.types.iter().enumerate() {
         if !meta.pk_indexes.contains(&i) && !t.nullable {
             return Err(Error::from_fluss(
-                error_codes::INVALID_TARGET_COLUMN,
+                codes::INVALID_TARGET_COLUMN,
                 format!(
                     "Partial Update requires all columns except primary key to be nullable, but \
                      column {} is NOT NULL.",
@@ -210,7 +212,7 @@ pub fn apply_batch(
                     DeleteBehavior::Ignore => continue,
                     DeleteBehavior::Disable => {
                         return Err(Error::from_fluss(
-                            error_codes::DELETION_DISABLED_EXCEPTION,
+                            codes::DELETION_DISABLED_EXCEPTION,
                             "Delete operations are disabled for this table. The \
                              table.delete.behavior is set to 'disable'.",
                         ))
@@ -255,22 +257,28 @@ pub fn apply_batch(
                     Some(v) => Some(decode_value(meta, v)?),
                     None => None,
                 };
-                let (mut new_row, mut value) = match (&meta.merge_engine, &old_row, target) {
-                    (MergeEngine::FirstRow, Some(_), _) => continue,
-                    (MergeEngine::Versioned(idx), Some(o), _) => {
-                        if version_key(&o[*idx]) > version_key(&new_row_in[*idx]) {
+                let (mut new_row, mut value) = match (meta.merge_engine, &old_row, target) {
+                    (Some(MergeEngine::FirstRow), Some(_), _) => continue,
+                    (Some(MergeEngine::Versioned), Some(o), _) => {
+                        let idx = meta.version_column.ok_or_else(|| {
+                            Error::internal("versioned merge engine without a version column")
+                        })?;
+                        if version_key(&o[idx]) > version_key(&new_row_in[idx]) {
                             continue;
                         }
                         let v = riverlet::row::value::encode_value(schema_id, row_bytes);
                         (new_row_in, v)
                     }
-                    (MergeEngine::Aggregation(agg), Some(o), _) => {
+                    (Some(MergeEngine::Aggregation), Some(o), _) => {
+                        let agg = meta.aggregation.as_ref().ok_or_else(|| {
+                            Error::internal("aggregation merge engine without its aggregation")
+                        })?;
                         let merged = agg.merge(&meta.types, o, &new_row_in, target)?;
                         let bytes = encode_row(meta, &merged)?;
                         let v = riverlet::row::value::encode_value(schema_id, &bytes);
                         (merged, v)
                     }
-                    (MergeEngine::Default | MergeEngine::Aggregation(_), _, Some(mask)) => {
+                    (None | Some(MergeEngine::Aggregation), _, Some(mask)) => {
                         let pk_only = mask
                             .iter()
                             .enumerate()

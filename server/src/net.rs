@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use prost::Message;
-use riverlet::metadata::error_codes;
+use riverlet::error::codes as error_codes;
 use riverlet::proto::{AuthenticateRequest, AuthenticateResponse};
 use riverlet::rpc::frame;
 use riverlet::rpc::ApiKey;

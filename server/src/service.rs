@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use prost::Message;
-use riverlet::metadata::error_codes;
+use riverlet::error::codes as error_codes;
+use riverlet::metadata::TablePath;
 use riverlet::proto::*;
 use riverlet::record::log_batch::{self, LogBatchIter};
 use riverlet::rpc::ApiKey;
+use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
 use crate::catalog::{Catalog, TableMeta};
@@ -116,20 +118,6 @@ fn read_bucket(b: &std::sync::RwLock<Bucket>) -> std::sync::RwLockReadGuard<'_, 
 
 fn write_bucket(b: &std::sync::RwLock<Bucket>) -> std::sync::RwLockWriteGuard<'_, Bucket> {
     b.write().unwrap_or_else(|p| p.into_inner())
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-fn pb_path(db: &str, t: &str) -> PbTablePath {
-    PbTablePath {
-        database_name: db.to_string(),
-        table_name: t.to_string(),
-    }
 }
 
 impl Server {
@@ -498,7 +486,7 @@ impl Server {
         for p in &r.table_path {
             let t = c.table(&p.database_name, &p.table_name)?;
             tables.push(PbTableMetadata {
-                table_path: pb_path(&t.entry.database, &t.entry.name),
+                table_path: PbTablePath::from(&TablePath::new(&t.entry.database, &t.entry.name)),
                 table_id: t.entry.id,
                 schema_id: t.entry.schema_id,
                 table_json: t.entry.table_json.as_bytes().to_vec(),
@@ -1535,10 +1523,7 @@ fn project(meta: &TableMeta, bytes: &[u8], fields: &[usize]) -> Result<Vec<u8>> 
         )?;
         log_batch::set_base_offset(&mut nb, b.base_offset())?;
         log_batch::set_commit_timestamp(&mut nb, b.commit_timestamp())?;
-        let crc = log_batch::v0::CRC_OFFSET;
-        if let Some(dst) = nb.get_mut(crc..crc + 4) {
-            dst.copy_from_slice(&b.crc().to_le_bytes());
-        }
+        log_batch::set_crc(&mut nb, b.crc())?;
         out.extend_from_slice(&nb);
     }
     Ok(out)

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes;
 use riverlet::{Error, Result};
 
 use crate::catalog::TableMeta;
@@ -149,7 +149,7 @@ impl Tablets {
     pub fn get(&self, tb: &TableBucket) -> Result<Arc<RwLock<Bucket>>> {
         self.buckets().get(tb).cloned().ok_or_else(|| {
             Error::from_fluss(
-                error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                 format!("Unknown table or bucket: {tb}"),
             )
         })
@@ -204,7 +204,7 @@ mod tests {
         let e = tablets.get(&tb).err().unwrap();
         assert_eq!(
             e.fluss_code(),
-            Some(error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION)
+            Some(codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION)
         );
         assert!(tablets.all().is_empty());
         tablets.drop_buckets(1, None, true);

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes;
 use riverlet::{Error, Result};
 
 /// Fluss keeps the metadata of this many recent batches per writer.
@@ -58,7 +58,7 @@ impl WriterStates {
         let in_sequence = sequence as i64 == last as i64 + 1 || (sequence == 0 && last == i32::MAX);
         if !in_sequence {
             return Err(Error::from_fluss(
-                error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION,
+                codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION,
                 format!(
                     "Out of order batch sequence for writer {writer_id} in table-bucket {bucket} : \
                      {sequence} (incoming batch seq.), {last} (current batch seq.)"
@@ -104,10 +104,7 @@ mod tests {
         let mut w = WriterStates::default();
         assert_eq!(w.check(7, 0, "b").unwrap(), SequenceCheck::Append);
         let e = w.check(7, 1, "b").unwrap_err();
-        assert_eq!(
-            e.fluss_code(),
-            Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION)
-        );
+        assert_eq!(e.fluss_code(), Some(codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION));
         w.record(7, meta(0, 10));
         assert_eq!(
             w.check(7, 0, "b").unwrap(),

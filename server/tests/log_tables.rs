@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use riverlet::metadata::error_codes;
+use riverlet::error::codes;
 use riverlet::proto::*;
 use riverlet::rpc::{ConnectionConfig, SaslConfig, ServerConnection};
 
@@ -61,7 +61,7 @@ async fn produce_fetch_offsets_and_monotonic_commit_timestamps() {
         fetch_raw(&conn, tid, 0, expected + 5, None, None)
             .await
             .unwrap_err(),
-        error_codes::LOG_OFFSET_OUT_OF_RANGE_EXCEPTION
+        codes::LOG_OFFSET_OUT_OF_RANGE_EXCEPTION
     );
     // unknown bucket
     assert_eq!(
@@ -69,7 +69,7 @@ async fn produce_fetch_offsets_and_monotonic_commit_timestamps() {
             .await
             .unwrap_err()
             .0,
-        error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
+        codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
     );
     srv.shutdown().unwrap();
 }
@@ -129,7 +129,7 @@ async fn list_offsets_by_timestamp() {
         list_offset(&conn, tid, 0, 2, Some(now_ms() + 60_000))
             .await
             .unwrap_err(),
-        error_codes::INVALID_TIMESTAMP_EXCEPTION
+        codes::INVALID_TIMESTAMP_EXCEPTION
     );
     srv.shutdown().unwrap();
 }
@@ -155,7 +155,7 @@ async fn ttl_deletes_whole_expired_segments() {
     assert_eq!(list_offset(&conn, tid, 0, 1, None).await.unwrap(), 5);
     assert_eq!(
         fetch_raw(&conn, tid, 0, 0, None, None).await.unwrap_err(),
-        error_codes::LOG_OFFSET_OUT_OF_RANGE_EXCEPTION
+        codes::LOG_OFFSET_OUT_OF_RANGE_EXCEPTION
     );
     // writing continues at the same offsets
     assert_eq!(
@@ -217,12 +217,12 @@ async fn idempotent_writes_are_deduplicated() {
     let e = produce(&conn, tid, 0, log_batch(&[4], w, 5))
         .await
         .unwrap_err();
-    assert_eq!(e.0, error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION, "{}", e.1);
+    assert_eq!(e.0, codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION, "{}", e.1);
     // a new writer must start at 0
     let e = produce(&conn, tid, 0, log_batch(&[4], w2, 3))
         .await
         .unwrap_err();
-    assert_eq!(e.0, error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+    assert_eq!(e.0, codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
     assert_eq!(
         produce(&conn, tid, 0, log_batch(&[4], w2, 0))
             .await
@@ -266,7 +266,7 @@ async fn projection_pushdown_returns_only_projected_columns() {
         fetch_raw(&conn, tid, 0, 0, Some(vec![1, 0]), None)
             .await
             .unwrap_err(),
-        error_codes::INVALID_COLUMN_PROJECTION
+        codes::INVALID_COLUMN_PROJECTION
     );
     srv.shutdown().unwrap();
 }
@@ -441,11 +441,7 @@ async fn sasl_plain_accepts_and_rejects() {
         .await
         .err()
         .unwrap();
-    assert_eq!(
-        e.fluss_code(),
-        Some(error_codes::AUTHENTICATE_EXCEPTION),
-        "{e}"
-    );
+    assert_eq!(e.fluss_code(), Some(codes::AUTHENTICATE_EXCEPTION), "{e}");
     assert!(e.message().contains("Invalid username or password"), "{e}");
     // a plaintext client gets ApiVersions, then every other request is refused
     let plain = ServerConnection::connect(&srv.bootstrap_servers(), &ConnectionConfig::default())
@@ -455,7 +451,7 @@ async fn sasl_plain_accepts_and_rejects() {
         .request(&ListDatabasesRequest::default())
         .await
         .unwrap_err();
-    assert_eq!(e.fluss_code(), Some(error_codes::AUTHENTICATE_EXCEPTION));
+    assert_eq!(e.fluss_code(), Some(codes::AUTHENTICATE_EXCEPTION));
     assert!(
         e.message().contains("has not completed authentication"),
         "{e}"
@@ -527,7 +523,7 @@ async fn catalog_errors_and_metadata() {
         })
         .await
         .unwrap_err();
-    assert_eq!(e.fluss_code(), Some(error_codes::TABLE_NOT_EXIST));
+    assert_eq!(e.fluss_code(), Some(codes::TABLE_NOT_EXIST));
     let e = conn
         .request(&CreateDatabaseRequest {
             database_name: DB.into(),
@@ -536,7 +532,7 @@ async fn catalog_errors_and_metadata() {
         })
         .await
         .unwrap_err();
-    assert_eq!(e.fluss_code(), Some(error_codes::DATABASE_ALREADY_EXIST));
+    assert_eq!(e.fluss_code(), Some(codes::DATABASE_ALREADY_EXIST));
     // auto partitioning is rejected clearly
     let d = riverlet::metadata::TableDescriptor::builder(log_schema())
         .partitioned_by(["name"])
@@ -555,11 +551,7 @@ async fn catalog_errors_and_metadata() {
         })
         .await
         .unwrap_err();
-    assert_eq!(
-        e.fluss_code(),
-        Some(error_codes::INVALID_CONFIG_EXCEPTION),
-        "{e}"
-    );
+    assert_eq!(e.fluss_code(), Some(codes::INVALID_CONFIG_EXCEPTION), "{e}");
     srv.shutdown().unwrap();
 }
 

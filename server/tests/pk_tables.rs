@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use riverlet::metadata::{error_codes, DataType, Schema};
+use riverlet::error::codes;
+use riverlet::metadata::{DataType, Schema};
 use riverlet::proto::*;
 use riverlet::record::kv_batch::KvBatchBuilder;
 use riverlet::record::value_batch::ValueRecordBatch;
@@ -304,7 +305,7 @@ async fn partial_update_keeps_other_columns() {
     let e = put(&conn, tid, kv_batch(&[(1, Some(only_b))], -1, -1), vec![2])
         .await
         .unwrap_err();
-    assert_eq!(e.0, error_codes::INVALID_TARGET_COLUMN, "{}", e.1);
+    assert_eq!(e.0, codes::INVALID_TARGET_COLUMN, "{}", e.1);
     srv.shutdown().unwrap();
 }
 
@@ -390,7 +391,7 @@ async fn merge_engines_and_delete_behaviors() {
     let e = put(&conn, dt, kv_batch(&[(1, None)], -1, -1), vec![])
         .await
         .unwrap_err();
-    assert_eq!(e.0, error_codes::DELETION_DISABLED_EXCEPTION);
+    assert_eq!(e.0, codes::DELETION_DISABLED_EXCEPTION);
     // an aggregate function the column type cannot take (sum of a STRING), WAL changelog
     // images for aggregation, and allow+first_row are rejected at creation
     for props in [
@@ -425,18 +426,14 @@ async fn merge_engines_and_delete_behaviors() {
             })
             .await
             .unwrap_err();
-        assert_eq!(
-            e.fluss_code(),
-            Some(error_codes::INVALID_CONFIG_EXCEPTION),
-            "{e}"
-        );
+        assert_eq!(e.fluss_code(), Some(codes::INVALID_CONFIG_EXCEPTION), "{e}");
     }
     // log tables refuse PutKv
     let lt = create_table(&conn, "logt", log_schema(), 1, &[]).await;
     let e = put(&conn, lt, kv_batch(&[(1, r(1, "x"))], -1, -1), vec![])
         .await
         .unwrap_err();
-    assert_eq!(e.0, error_codes::NON_PRIMARY_KEY_TABLE_EXCEPTION);
+    assert_eq!(e.0, codes::NON_PRIMARY_KEY_TABLE_EXCEPTION);
     srv.shutdown().unwrap();
 }
 
@@ -463,7 +460,7 @@ async fn idempotent_put_kv() {
     let e = put(&conn, tid, kv_batch(&[(2, None)], w, 9), vec![])
         .await
         .unwrap_err();
-    assert_eq!(e.0, error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+    assert_eq!(e.0, codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
     srv.shutdown().unwrap();
 }
 
@@ -578,7 +575,7 @@ async fn partitions_create_list_drop() {
         })
         .await
         .unwrap_err();
-    assert_eq!(e.fluss_code(), Some(error_codes::PARTITION_ALREADY_EXISTS));
+    assert_eq!(e.fluss_code(), Some(codes::PARTITION_ALREADY_EXISTS));
     let parts = conn
         .request(&ListPartitionInfosRequest {
             table_path: path.clone(),

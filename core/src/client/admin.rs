@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::compat;
 use super::connection::name_table;
 use super::Connection;
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{
     CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest, DatabaseExistsRequest,
@@ -124,7 +124,7 @@ impl Admin {
     ) -> Result<()> {
         check_name("table", &path.table)?;
         let req = CreateTableRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             table_json: descriptor.to_json(),
             ignore_if_exists,
         };
@@ -139,7 +139,7 @@ impl Admin {
     /// Drops a table.
     pub async fn drop_table(&self, path: &TablePath, ignore_if_not_exists: bool) -> Result<()> {
         let req = DropTableRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             ignore_if_not_exists,
         };
         let r = self.conn.request_coordinator(&req, false).await;
@@ -169,11 +169,11 @@ impl Admin {
     /// Whether a table exists.
     pub async fn table_exists(&self, path: &TablePath) -> Result<bool> {
         let req = TableExistsRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
         };
         match self.conn.request_any_retrying(&req).await {
             Ok(r) => Ok(r.exists),
-            Err(e) if e.fluss_code() == Some(error_codes::DATABASE_NOT_EXIST) => Ok(false),
+            Err(e) if e.fluss_code() == Some(codes::DATABASE_NOT_EXIST) => Ok(false),
             Err(e) => Err(name_table(e, path)),
         }
     }
@@ -191,7 +191,7 @@ impl Admin {
         ignore_if_exists: bool,
     ) -> Result<()> {
         let req = CreatePartitionRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             partition_spec: compat::spec_to_pb(spec),
             ignore_if_not_exists: ignore_if_exists,
         };
@@ -210,7 +210,7 @@ impl Admin {
         ignore_if_not_exists: bool,
     ) -> Result<()> {
         let req = DropPartitionRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             partition_spec: compat::spec_to_pb(spec),
             ignore_if_not_exists,
         };
@@ -243,7 +243,7 @@ impl Admin {
             }
             Some(name) => Some(self.conn.partition_id(path, name).await?.ok_or_else(|| {
                 Error::from_fluss(
-                    error_codes::PARTITION_NOT_EXISTS,
+                    codes::PARTITION_NOT_EXISTS,
                     format!("partition '{name}' of table '{path}' does not exist"),
                 )
             })?),
@@ -308,7 +308,7 @@ impl Admin {
                 match resp {
                     Ok(resp) => {
                         for r in resp.buckets_resp {
-                            match r.error_code.filter(|c| *c != error_codes::NONE) {
+                            match r.error_code.filter(|c| *c != codes::NONE) {
                                 None => {
                                     out.insert(r.bucket_id, r.offset.unwrap_or(-1));
                                 }

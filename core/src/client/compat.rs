@@ -1,17 +1,18 @@
 //! The few places where the client builds or takes apart metadata values, kept in one file so a
 //! change in `core::metadata` touches only here.
 
-use crate::metadata::error_codes;
-use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
+use crate::error::codes;
+use crate::metadata::{PartitionSpec, TableInfo, TablePath};
 use crate::proto::{PbKeyValue, PbPartitionSpec, PbTablePath};
-use crate::record::arrow_payload::ArrowCompression;
 use crate::{Error, Result};
 
-/// `db.table` as the wire message.
-pub(crate) fn pb_path(path: &TablePath) -> PbTablePath {
-    PbTablePath {
-        database_name: path.database.clone(),
-        table_name: path.table.clone(),
+/// `db.table` as the wire message (the one conversion; the embedded server uses it too).
+impl From<&TablePath> for PbTablePath {
+    fn from(path: &TablePath) -> PbTablePath {
+        PbTablePath {
+            database_name: path.database.clone(),
+            table_name: path.table.clone(),
+        }
     }
 }
 
@@ -68,12 +69,6 @@ pub(crate) fn table_info(
     })
 }
 
-/// The Arrow compression of a table's log batches.
-pub(crate) fn arrow_compression(d: &TableDescriptor) -> Result<ArrowCompression> {
-    let t = d.arrow_compression()?;
-    ArrowCompression::from_property(t.as_str(), Some(d.arrow_compression_zstd_level()?))
-}
-
 /// Apache Fluss 0.9.1 answers some requests about a table that does not exist (GetMetadata
 /// of a dropped or unknown table, and so every write, lookup or read that refreshes its
 /// leaders) with UNKNOWN_SERVER_ERROR (-1) and a Java stack trace whose cause is the real
@@ -82,14 +77,11 @@ pub(crate) fn arrow_compression(d: &TableDescriptor) -> Result<ArrowCompression>
 /// cause); other errors pass unchanged.
 pub(crate) fn typed_cause(e: Error) -> Error {
     const CAUSES: &[(&str, i32)] = &[
-        ("TableNotExistException", error_codes::TABLE_NOT_EXIST),
-        ("DatabaseNotExistException", error_codes::DATABASE_NOT_EXIST),
-        (
-            "PartitionNotExistException",
-            error_codes::PARTITION_NOT_EXISTS,
-        ),
+        ("TableNotExistException", codes::TABLE_NOT_EXIST),
+        ("DatabaseNotExistException", codes::DATABASE_NOT_EXIST),
+        ("PartitionNotExistException", codes::PARTITION_NOT_EXISTS),
     ];
-    if e.fluss_code() != Some(error_codes::UNKNOWN_SERVER_ERROR) {
+    if e.fluss_code() != Some(codes::UNKNOWN_SERVER_ERROR) {
         return e;
     }
     for (class, code) in CAUSES {
@@ -117,22 +109,22 @@ mod tests {
                     '[db.t]'.\n\tat org.apache.fluss.server.coordinator.MetadataManager.getTables\
                     (MetadataManager.java:624)\nCaused by: org.apache.fluss.exception.\
                     TableNotExistException: Table 'db.t' does not exist.\n";
-        let e = typed_cause(Error::from_fluss(error_codes::UNKNOWN_SERVER_ERROR, java));
+        let e = typed_cause(Error::from_fluss(codes::UNKNOWN_SERVER_ERROR, java));
         assert_eq!(e.kind(), ErrorKind::NotFound);
-        assert_eq!(e.fluss_code(), Some(error_codes::TABLE_NOT_EXIST));
+        assert_eq!(e.fluss_code(), Some(codes::TABLE_NOT_EXIST));
         assert_eq!(e.message(), "Table 'db.t' does not exist.");
 
         let e = typed_cause(Error::from_fluss(
-            error_codes::UNKNOWN_SERVER_ERROR,
+            codes::UNKNOWN_SERVER_ERROR,
             "x\nCaused by: org.apache.fluss.exception.DatabaseNotExistException: Database d \
              does not exist.",
         ));
-        assert_eq!(e.fluss_code(), Some(error_codes::DATABASE_NOT_EXIST));
+        assert_eq!(e.fluss_code(), Some(codes::DATABASE_NOT_EXIST));
 
         // Anything else is left alone.
-        let other = Error::from_fluss(error_codes::UNKNOWN_SERVER_ERROR, "boom");
+        let other = Error::from_fluss(codes::UNKNOWN_SERVER_ERROR, "boom");
         assert_eq!(typed_cause(other).message(), "boom");
-        let typed = Error::from_fluss(error_codes::TABLE_NOT_EXIST, "x.TableNotExistException: y");
+        let typed = Error::from_fluss(codes::TABLE_NOT_EXIST, "x.TableNotExistException: y");
         assert_eq!(typed_cause(typed).message(), "x.TableNotExistException: y");
     }
 }

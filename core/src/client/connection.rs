@@ -9,7 +9,7 @@ use super::compat;
 use super::config::ClientConfig;
 use super::retry::Backoff;
 use super::{Admin, PartitionInfo, Table};
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::{TableInfo, TablePath};
 use crate::proto::{
     GetTableInfoRequest, ListPartitionInfosRequest, MetadataRequest, MetadataResponse,
@@ -88,10 +88,10 @@ fn address_of(host: &str, port: i32) -> String {
 pub(crate) fn is_stale_metadata(e: &Error) -> bool {
     matches!(
         e.fluss_code(),
-        Some(error_codes::NOT_LEADER_OR_FOLLOWER)
-            | Some(error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION)
-            | Some(error_codes::LEADER_NOT_AVAILABLE_EXCEPTION)
-            | Some(error_codes::FENCED_LEADER_EPOCH_EXCEPTION)
+        Some(codes::NOT_LEADER_OR_FOLLOWER)
+            | Some(codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION)
+            | Some(codes::LEADER_NOT_AVAILABLE_EXCEPTION)
+            | Some(codes::FENCED_LEADER_EPOCH_EXCEPTION)
     ) || (e.fluss_code().is_none() && matches!(e.kind(), ErrorKind::Network))
 }
 
@@ -232,7 +232,7 @@ impl Connection {
                 self.refresh_cluster().await?;
                 lock(&self.inner.state).coordinator.clone().ok_or_else(|| {
                     Error::from_fluss(
-                        error_codes::NETWORK_EXCEPTION,
+                        codes::NETWORK_EXCEPTION,
                         "the cluster metadata names no coordinator server",
                     )
                 })?
@@ -269,7 +269,7 @@ impl Connection {
         }
         Err(last.unwrap_or_else(|| {
             Error::from_fluss(
-                error_codes::NETWORK_EXCEPTION,
+                codes::NETWORK_EXCEPTION,
                 "the cluster metadata names no tablet server",
             )
         }))
@@ -438,7 +438,7 @@ impl Connection {
     async fn fetch_table_info(&self, path: &TablePath) -> Result<Arc<TableInfo>> {
         self.check_open()?;
         let req = GetTableInfoRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
         };
         let resp = self
             .with_retries(|| self.request_any(&req))
@@ -481,7 +481,7 @@ impl Connection {
     pub async fn partitions(&self, path: &TablePath) -> Result<Vec<PartitionInfo>> {
         let info = self.table_info(path).await?;
         let req = ListPartitionInfosRequest {
-            table_path: compat::pb_path(path),
+            table_path: crate::proto::PbTablePath::from(path),
             partial_partition_spec: None,
         };
         let resp = self
@@ -546,14 +546,14 @@ impl Connection {
         let path = lock(&self.inner.state).table_paths.get(&table_id).cloned();
         let Some(path) = path else {
             return Err(Error::from_fluss(
-                error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                 format!(
                     "table id {table_id} is not known to this connection; open the table first"
                 ),
             ));
         };
         let mut req = MetadataRequest {
-            table_path: vec![compat::pb_path(&path)],
+            table_path: vec![crate::proto::PbTablePath::from(&path)],
             ..Default::default()
         };
         if let Some(pid) = partition_id {
@@ -601,7 +601,7 @@ impl Connection {
             None => format!("bucket {bucket} of table id {table_id}"),
         };
         Err(Error::from_fluss(
-            error_codes::LEADER_NOT_AVAILABLE_EXCEPTION,
+            codes::LEADER_NOT_AVAILABLE_EXCEPTION,
             format!("no leader is known for {what}"),
         ))
     }

@@ -1,8 +1,7 @@
-//! Fluss metadata: data types and their Arrow mapping, schemas, table descriptors, paths, error codes.
+//! Fluss metadata: data types and their Arrow mapping, schemas, table descriptors, paths.
 
 pub mod agg_options;
 pub mod datatype;
-pub mod error_codes;
 pub mod schema;
 pub mod sql_type;
 pub mod table;
@@ -15,5 +14,5 @@ pub use schema::{
 pub use sql_type::{parse_columns, parse_data_type};
 pub use table::{
     parse_duration_ms, ArrowCompressionType, DeleteBehavior, KvFormat, LogFormat, MergeEngine,
-    PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TablePath,
+    PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TableOptions, TablePath,
 };

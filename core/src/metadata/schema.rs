@@ -547,11 +547,18 @@ impl Schema {
 
     /// A schema from an Arrow schema (ids assigned in order; no primary key).
     pub fn from_arrow(schema: &ArrowSchema) -> Result<Schema> {
+        Schema::builder_from_arrow(schema)?.build()
+    }
+
+    /// A schema builder holding the columns of an Arrow schema, in order (an unsupported type
+    /// is an error naming its column).
+    pub fn builder_from_arrow(schema: &ArrowSchema) -> Result<SchemaBuilder> {
         let mut b = Schema::builder();
         for f in schema.fields() {
-            b = b.column(f.name().clone(), from_arrow_field(f)?);
+            let t = from_arrow_field(f).map_err(|e| e.context(format!("column '{}'", f.name())))?;
+            b = b.column(f.name().clone(), t);
         }
-        b.build()
+        Ok(b)
     }
 }
 

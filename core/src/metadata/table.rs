@@ -512,7 +512,56 @@ impl TableDescriptorBuilder {
     }
 }
 
+/// Everything of a table definition but its columns, as the bindings take it from their users;
+/// with [`TableDescriptor::from_arrow`] the one place a table is built from an Arrow schema.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableOptions {
+    /// Primary key columns (`Some(empty)` is an error, as in Fluss).
+    pub primary_key: Option<Vec<String>>,
+    /// The auto-increment column.
+    pub auto_increment: Option<String>,
+    /// Partition key columns.
+    pub partition_keys: Vec<String>,
+    /// Number of buckets (None = server default).
+    pub bucket_count: Option<i32>,
+    /// Bucket key columns (empty = default).
+    pub bucket_keys: Vec<String>,
+    /// Fluss table properties (`table.*`).
+    pub properties: Vec<(String, String)>,
+    /// User properties Fluss stores but does not interpret.
+    pub custom_properties: Vec<(String, String)>,
+    /// Table comment.
+    pub comment: Option<String>,
+}
+
 impl TableDescriptor {
+    /// The descriptor of a table with the columns of an Arrow schema and `options`.
+    pub fn from_arrow(
+        schema: &arrow_schema::Schema,
+        options: TableOptions,
+    ) -> Result<TableDescriptor> {
+        let mut sb = Schema::builder_from_arrow(schema)?;
+        if let Some(pk) = options.primary_key {
+            sb = sb.primary_key(pk);
+        }
+        if let Some(column) = options.auto_increment {
+            sb = sb.auto_increment(column);
+        }
+        let mut d = TableDescriptor::builder(sb.build()?)
+            .partitioned_by(options.partition_keys)
+            .distributed_by(options.bucket_count, options.bucket_keys);
+        for (k, v) in options.properties {
+            d = d.property(k, v);
+        }
+        for (k, v) in options.custom_properties {
+            d = d.custom_property(k, v);
+        }
+        if let Some(c) = options.comment {
+            d = d.comment(c);
+        }
+        d.build()
+    }
+
     /// A builder for a table with `schema`.
     pub fn builder(schema: Schema) -> TableDescriptorBuilder {
         TableDescriptorBuilder {
@@ -587,6 +636,15 @@ impl TableDescriptor {
                 ))
             }),
         }
+    }
+
+    /// The Arrow codec of the table's log batches, from `table.log.arrow.compression.type` and
+    /// its zstd level: the one place both the client's writers and the server choose it.
+    pub fn log_compression(&self) -> Result<crate::record::arrow_payload::ArrowCompression> {
+        crate::record::arrow_payload::ArrowCompression::from_property(
+            self.arrow_compression()?.as_str(),
+            Some(self.arrow_compression_zstd_level()?),
+        )
     }
 
     /// `table.log.ttl` in milliseconds (default 7 days; 0 disables expiry).

@@ -47,8 +47,10 @@ pub(crate) fn put(buf: &mut [u8], off: usize, bytes: &[u8]) -> bool {
     }
 }
 
-/// Appends an unsigned LEB128 varint (Fluss `VarLengthUtils.writeUnsignedVarInt`).
-pub(crate) fn put_unsigned_varint(out: &mut Vec<u8>, mut v: u32) {
+/// Appends an unsigned LEB128 varint (Fluss `VarLengthUtils.writeUnsignedVarInt` and
+/// `writeUnsignedVarLong`): the one varint writer of record batches and binary rows.
+pub(crate) fn put_unsigned_varint(out: &mut Vec<u8>, v: impl Into<u64>) {
+    let mut v: u64 = v.into();
     while v >= 0x80 {
         out.push((v as u8 & 0x7f) | 0x80);
         v >>= 7;

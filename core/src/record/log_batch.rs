@@ -913,6 +913,13 @@ pub fn set_writer_state(batch: &mut [u8], writer_id: i64, batch_sequence: i32) -
     Ok(())
 }
 
+/// Overwrites the stored CRC in place with `crc` (for a re-encoded batch that keeps its
+/// original header, as a projected fetch does), at the CRC offset of the batch's own format.
+pub fn set_crc(batch: &mut [u8], crc: u32) -> Result<()> {
+    let format = LogRecordBatch::new(batch)?.format();
+    put_header_field(batch, format.layout().crc, &crc.to_le_bytes())
+}
+
 fn put_header_field(batch: &mut [u8], off: usize, bytes: &[u8]) -> Result<()> {
     if batch.len() < MIN_BATCH_SIZE || !le::put(batch, off, bytes) {
         return Err(Error::corrupt(format!(

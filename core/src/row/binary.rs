@@ -119,21 +119,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-pub(crate) fn write_var_u32(out: &mut Vec<u8>, mut v: u32) {
-    while v & !0x7f != 0 {
-        out.push((v as u8 & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-pub(crate) fn write_var_u64(out: &mut Vec<u8>, mut v: u64) {
-    while v & !0x7f != 0 {
-        out.push((v as u8 & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+pub(crate) use crate::record::le::put_unsigned_varint;
 
 /// Java `BigInteger.toByteArray()`: minimal big-endian two's complement.
 pub(crate) fn decimal_to_bytes(v: i128) -> Vec<u8> {
@@ -560,14 +546,14 @@ mod tests {
     #[test]
     fn varints_match_java_writer() {
         let mut out = Vec::new();
-        write_var_u32(&mut out, 100);
+        put_unsigned_varint(&mut out, 100u32);
         assert_eq!(out, [0x64]);
         out.clear();
-        write_var_u32(&mut out, (-1i32) as u32);
+        put_unsigned_varint(&mut out, (-1i32) as u32);
         assert_eq!(out, [0xff, 0xff, 0xff, 0xff, 0x0f]);
         assert_eq!(Reader::new(&out).var_u32().unwrap() as i32, -1);
         out.clear();
-        write_var_u64(&mut out, (-1i64) as u64);
+        put_unsigned_varint(&mut out, (-1i64) as u64);
         assert_eq!(out.len(), 10);
         assert_eq!(Reader::new(&out).var_u64().unwrap() as i64, -1);
         assert!(Reader::new(&[0x80; 11]).var_u64().is_err());

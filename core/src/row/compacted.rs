@@ -15,8 +15,8 @@ use crate::metadata::datatype::{DataType, TypeKind, MAX_COMPACT_TIMESTAMP_PRECIS
 
 use super::binary::{
     check_decimal, decimal_from_bytes, decimal_to_bytes, decode_array, decode_map,
-    decode_nested_row, encode_array, encode_map, make_timestamp, mismatch, timestamp_parts, utf8,
-    write_var_u32, write_var_u64, Reader, RowFormat,
+    decode_nested_row, encode_array, encode_map, make_timestamp, mismatch, put_unsigned_varint,
+    timestamp_parts, utf8, Reader, RowFormat,
 };
 use super::Datum;
 
@@ -26,7 +26,7 @@ pub fn null_bitset_len(fields: usize) -> usize {
 }
 
 fn write_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    write_var_u32(out, b.len() as u32);
+    put_unsigned_varint(out, b.len() as u32);
     out.extend_from_slice(b);
 }
 
@@ -38,8 +38,8 @@ pub(crate) fn write_value(out: &mut Vec<u8>, t: &DataType, v: &Datum) -> Result<
         (TypeKind::SmallInt, Datum::SmallInt(x)) => out.extend_from_slice(&x.to_le_bytes()),
         (TypeKind::Int, Datum::Int(x))
         | (TypeKind::Date, Datum::Date(x))
-        | (TypeKind::Time { .. }, Datum::Time(x)) => write_var_u32(out, *x as u32),
-        (TypeKind::BigInt, Datum::BigInt(x)) => write_var_u64(out, *x as u64),
+        | (TypeKind::Time { .. }, Datum::Time(x)) => put_unsigned_varint(out, *x as u32),
+        (TypeKind::BigInt, Datum::BigInt(x)) => put_unsigned_varint(out, *x as u64),
         (TypeKind::Float, Datum::Float(x)) => out.extend_from_slice(&x.to_le_bytes()),
         (TypeKind::Double, Datum::Double(x)) => out.extend_from_slice(&x.to_le_bytes()),
         (TypeKind::Char { .. } | TypeKind::String, Datum::String(s)) => {
@@ -50,16 +50,16 @@ pub(crate) fn write_value(out: &mut Vec<u8>, t: &DataType, v: &Datum) -> Result<
             let unscaled = check_decimal(t, v)?;
             if t.is_compact_decimal() {
                 let l = i64::try_from(unscaled).map_err(|_| mismatch(t, v))?;
-                write_var_u64(out, l as u64);
+                put_unsigned_varint(out, l as u64);
             } else {
                 write_bytes(out, &decimal_to_bytes(unscaled));
             }
         }
         (TypeKind::Timestamp { .. } | TypeKind::TimestampLtz { .. }, _) => {
             let (millis, nanos, compact) = timestamp_parts(t, v)?;
-            write_var_u64(out, millis as u64);
+            put_unsigned_varint(out, millis as u64);
             if !compact {
-                write_var_u32(out, nanos as u32);
+                put_unsigned_varint(out, nanos as u32);
             }
         }
         (TypeKind::Array(e), Datum::Array(items)) => {

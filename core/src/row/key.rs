@@ -12,7 +12,7 @@ use arrow_schema::DataType as ArrowType;
 use crate::error::{Error, Result};
 use crate::metadata::{DataType, Schema, TypeKind};
 
-use super::binary::{write_var_u32, write_var_u64, Reader};
+use super::binary::{put_unsigned_varint, Reader};
 use super::compacted::{read_value, write_value};
 use super::{arrow_rows::datum_from_array, Datum};
 
@@ -187,13 +187,13 @@ pub fn encode_keys_from_batch(
                 fast!(Int16Array, |o, v| o.extend_from_slice(&v.to_le_bytes()))
             }
             (TypeKind::Int, ArrowType::Int32) => {
-                fast!(Int32Array, |o, v| write_var_u32(o, v as u32))
+                fast!(Int32Array, |o, v| put_unsigned_varint(o, v as u32))
             }
             (TypeKind::Date, ArrowType::Date32) => {
-                fast!(Date32Array, |o, v| write_var_u32(o, v as u32))
+                fast!(Date32Array, |o, v| put_unsigned_varint(o, v as u32))
             }
             (TypeKind::BigInt, ArrowType::Int64) => {
-                fast!(Int64Array, |o, v| write_var_u64(o, v as u64))
+                fast!(Int64Array, |o, v| put_unsigned_varint(o, v as u64))
             }
             (TypeKind::Float, ArrowType::Float32) => {
                 fast!(Float32Array, |o, v| o.extend_from_slice(&v.to_le_bytes()))
@@ -203,22 +203,22 @@ pub fn encode_keys_from_batch(
             }
             (TypeKind::String | TypeKind::Char { .. }, ArrowType::Utf8) => {
                 fast!(StringArray, |o, v| {
-                    write_var_u32(o, v.len() as u32);
+                    put_unsigned_varint(o, v.len() as u32);
                     o.extend_from_slice(v.as_bytes())
                 })
             }
             (TypeKind::String | TypeKind::Char { .. }, ArrowType::LargeUtf8) => {
                 fast!(LargeStringArray, |o, v| {
-                    write_var_u32(o, v.len() as u32);
+                    put_unsigned_varint(o, v.len() as u32);
                     o.extend_from_slice(v.as_bytes())
                 })
             }
             (TypeKind::Bytes, ArrowType::Binary) => fast!(BinaryArray, |o, v| {
-                write_var_u32(o, v.len() as u32);
+                put_unsigned_varint(o, v.len() as u32);
                 o.extend_from_slice(v)
             }),
             (TypeKind::Bytes, ArrowType::LargeBinary) => fast!(LargeBinaryArray, |o, v| {
-                write_var_u32(o, v.len() as u32);
+                put_unsigned_varint(o, v.len() as u32);
                 o.extend_from_slice(v)
             }),
             _ => {

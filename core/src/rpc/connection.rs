@@ -27,7 +27,7 @@ use tokio::task::JoinHandle;
 
 use super::frame::{self, ResponseFrame, MAX_WIRE_FRAME_SIZE, REQUEST_HEADER_LENGTH};
 use super::{sasl, ApiKey, RpcRequest, VersionRange};
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::proto::{ApiVersionsRequest, ApiVersionsResponse, AuthenticateRequest, PbApiVersion};
 use crate::{Error, ErrorKind, Result};
 
@@ -391,7 +391,7 @@ impl ServerConnection {
                 // client, whatever challenge comes back (normally an empty one) is not evaluated.
                 Ok(_) => return Ok(()),
                 Err(e)
-                    if e.fluss_code() == Some(error_codes::RETRIABLE_AUTHENTICATE_EXCEPTION)
+                    if e.fluss_code() == Some(codes::RETRIABLE_AUTHENTICATE_EXCEPTION)
                         && attempt < 3 =>
                 {
                     tracing::warn!(peer = %self.shared.peer, attempt, "retriable authentication failure: {e}");

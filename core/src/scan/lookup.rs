@@ -7,7 +7,7 @@ use arrow_array::RecordBatch;
 
 use super::reader::{table_name, values_to_batch};
 use crate::client::Table;
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::{DataType, PartitionSpec};
 use crate::proto::{
     LookupRequest, PbLookupReqForBucket, PbPrefixLookupReqForBucket, PrefixLookupRequest,
@@ -433,9 +433,8 @@ fn check_bucket_error(
     message: Option<String>,
     bucket: i32,
 ) -> Result<()> {
-    if let Some(code) = code.filter(|c| *c != error_codes::NONE) {
-        if code == error_codes::NOT_LEADER_OR_FOLLOWER
-            || code == error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
+    if let Some(code) = code.filter(|c| *c != codes::NONE) {
+        if code == codes::NOT_LEADER_OR_FOLLOWER || code == codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
         {
             table.conn.invalidate_table(table.info.table_id);
         }

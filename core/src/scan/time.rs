@@ -298,12 +298,37 @@ fn parse_timestamp_named(text: &str, tz: &TimeZoneSpec, what: &str) -> Result<i6
     if t.bytes().all(|b| b.is_ascii_digit()) {
         return t.parse::<i64>().map_err(|_| bad());
     }
-    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return Ok(tz.wall_to_millis(d.and_time(chrono::NaiveTime::MIN)));
+    match parse_date_time_text(t) {
+        Some(DateTimeText::Date(d)) => Ok(tz.wall_to_millis(d.and_time(chrono::NaiveTime::MIN))),
+        Some(DateTimeText::Wall(wall)) => Ok(tz.wall_to_millis(wall)),
+        Some(DateTimeText::Instant(at)) => Ok(at.timestamp_millis()),
+        None => Err(bad()),
     }
-    // An explicit offset or Z wins over the zone.
+}
+
+/// A date-time text as written, before any zone is applied: what [`parse_date_time_text`]
+/// found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateTimeText {
+    /// `yyyy-MM-dd`.
+    Date(NaiveDate),
+    /// A wall clock: `yyyy-MM-dd HH:mm[:ss[.f]]`, with a space or a `T` between date and time.
+    Wall(NaiveDateTime),
+    /// An instant: a wall clock followed by `Z`, ` UTC` or an offset such as `+08:00`.
+    Instant(DateTime<FixedOffset>),
+}
+
+/// Reads a date-time text in one of the accepted forms. This is the one definition of those
+/// forms: time-range bounds ([`parse_timestamp`]) and the DATE / TIMESTAMP literals and string
+/// comparisons of filters both read through it.
+pub fn parse_date_time_text(text: &str) -> Option<DateTimeText> {
+    let t = text.trim();
+    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return Some(DateTimeText::Date(d));
+    }
+    // An explicit offset or Z makes the text an instant.
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
-        return Ok(dt.timestamp_millis());
+        return Some(DateTimeText::Instant(dt));
     }
     for fmt in [
         "%Y-%m-%d %H:%M:%S%.f%:z",
@@ -311,18 +336,15 @@ fn parse_timestamp_named(text: &str, tz: &TimeZoneSpec, what: &str) -> Result<i6
         "%Y-%m-%dT%H:%M:%S%.f%z",
     ] {
         if let Ok(dt) = DateTime::parse_from_str(t, fmt) {
-            return Ok(dt.timestamp_millis());
+            return Some(DateTimeText::Instant(dt));
         }
     }
     if let Some(stripped) = t.strip_suffix('Z').or_else(|| t.strip_suffix(" UTC")) {
         if let Some(wall) = parse_wall(stripped.trim_end()) {
-            return Ok(wall.and_utc().timestamp_millis());
+            return Some(DateTimeText::Instant(wall.and_utc().fixed_offset()));
         }
     }
-    match parse_wall(t) {
-        Some(wall) => Ok(tz.wall_to_millis(wall)),
-        None => Err(bad()),
-    }
+    parse_wall(t).map(DateTimeText::Wall)
 }
 
 fn parse_wall(t: &str) -> Option<NaiveDateTime> {

@@ -53,7 +53,7 @@ impl AppendWriter {
                 table.path()
             )));
         }
-        let compression = crate::client::compat::arrow_compression(d)?;
+        let compression = d.log_compression()?;
         let schema = d.schema.to_arrow();
         let types: Vec<DataType> = d
             .schema

@@ -25,7 +25,7 @@ use super::bucket::BucketAssigner;
 use super::future::{Tracker, WriteFuture};
 use crate::client::WriterConfig;
 use crate::client::{is_stale_metadata, Connection, Table};
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::PartitionSpec;
 use crate::proto::{
     InitWriterRequest, PbProduceLogReqForBucket, PbPutKvReqForBucket, ProduceLogRequest,
@@ -414,7 +414,7 @@ impl WriterTask {
             }
         }
         let req = InitWriterRequest {
-            table_path: vec![crate::client::compat::pb_path(self.table.path())],
+            table_path: vec![crate::proto::PbTablePath::from(self.table.path())],
         };
         let r = self
             .conn
@@ -466,7 +466,7 @@ impl WriterTask {
         }
         let id = id.ok_or_else(|| {
             Error::from_fluss(
-                error_codes::PARTITION_NOT_EXISTS,
+                codes::PARTITION_NOT_EXISTS,
                 format!(
                     "partition '{name}' of table '{path}' does not exist (set client.writer.dynamic-create-partition.enabled=true to create it on write)"
                 ),
@@ -744,7 +744,7 @@ impl WriterTask {
         let committed_before =
             matches!((batch.position, q.last_acked), (Some(p), Some(l)) if p <= l);
         let result = match result {
-            Err(e) if e.fluss_code() == Some(error_codes::DUPLICATE_SEQUENCE_EXCEPTION) => Ok(()),
+            Err(e) if e.fluss_code() == Some(codes::DUPLICATE_SEQUENCE_EXCEPTION) => Ok(()),
             Err(_) if committed_before => Ok(()),
             r => r,
         };
@@ -764,26 +764,26 @@ impl WriterTask {
         // an earlier batch of the bucket did not get in (yet): send it again after that one.
         // For the next expected batch it means the server lost this writer's state.
         let expected_next = q.last_acked.map_or(0, |l| l + 1);
-        let out_of_order = code == Some(error_codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+        let out_of_order = code == Some(codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
         let behind_a_failure = out_of_order && idempotent && batch.position != Some(expected_next);
         let elapsed = batch.first_sent.map_or(Duration::ZERO, |t| t.elapsed());
         // A partition the coordinator already reported can still be unknown to its
         // tablet server for a moment (Fluss creates the replicas asynchronously), so
         // PARTITION_NOT_EXISTS is retried briefly; a partition that was really dropped
         // still fails within seconds.
-        let fresh_partition = code == Some(error_codes::PARTITION_NOT_EXISTS)
+        let fresh_partition = code == Some(codes::PARTITION_NOT_EXISTS)
             && key.0.is_some()
             && elapsed < NEW_PARTITION_GRACE;
         let retriable = (e.is_retriable()
             || matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout)
-            || code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
+            || code == Some(codes::UNKNOWN_WRITER_ID_EXCEPTION)
             || fresh_partition
             || behind_a_failure)
             && batch.attempts < self.config.retries
             && elapsed < self.config.delivery_timeout
             && !self.conn.is_closed();
         if idempotent
-            && (code == Some(error_codes::UNKNOWN_WRITER_ID_EXCEPTION)
+            && (code == Some(codes::UNKNOWN_WRITER_ID_EXCEPTION)
                 || (out_of_order && !behind_a_failure))
         {
             self.renew_writer_id = true;
@@ -1042,7 +1042,7 @@ impl Dispatcher {
                 for (key, id) in ids {
                     let result = answered.remove(key).unwrap_or_else(|| {
                         Err(Error::from_fluss(
-                            error_codes::UNKNOWN_SERVER_ERROR,
+                            codes::UNKNOWN_SERVER_ERROR,
                             format!("the server did not answer for bucket {}", key.1),
                         ))
                     });
@@ -1063,7 +1063,7 @@ impl Dispatcher {
     ) -> Result<Vec<(QueueKey, Result<()>)>> {
         let per_bucket =
             |partition_id: Option<i64>, bucket_id: i32, code: Option<i32>, msg: Option<String>| {
-                let r = match code.filter(|c| *c != error_codes::NONE) {
+                let r = match code.filter(|c| *c != codes::NONE) {
                     None => Ok(()),
                     Some(c) => Err(Error::from_fluss(c, msg.unwrap_or_default())),
                 };

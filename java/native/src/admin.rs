@@ -5,7 +5,7 @@ use jni::sys::{jboolean, jint, jlong, jlongArray, jobject, jobjectArray, jvalue,
 use jni::JNIEnv;
 use riverlet::blocking;
 use riverlet::client::OffsetSpec;
-use riverlet::metadata::{PartitionSpec, Schema, TableDescriptor, TableInfo, TablePath};
+use riverlet::metadata::{PartitionSpec, TableDescriptor, TableInfo, TableOptions, TablePath};
 
 use crate::convert::{
     export_schema, import_schema, int_array, new_long_array, new_string_array, opt_string, pairs,
@@ -198,26 +198,17 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_createTable<'l>(
         let properties = pairs(env, &properties, "properties")?;
         let custom = pairs(env, &custom_properties, "custom properties")?;
         let comment = opt_string(env, &comment)?;
-        let columns = Schema::from_arrow(&arrow)?.columns;
-        let mut sb = Schema::builder().from_columns(columns);
-        if let Some(pk) = pk {
-            sb = sb.primary_key(pk);
-        }
-        let schema = sb.build()?;
-        let buckets = (bucket_count >= 0).then_some(bucket_count);
-        let mut db = TableDescriptor::builder(schema)
-            .partitioned_by(partition_keys.unwrap_or_default())
-            .distributed_by(buckets, bucket_keys.unwrap_or_default());
-        if let Some(c) = comment {
-            db = db.comment(c);
-        }
-        for (k, v) in properties {
-            db = db.property(k, v);
-        }
-        for (k, v) in custom {
-            db = db.custom_property(k, v);
-        }
-        let descriptor = db.build()?;
+        let options = TableOptions {
+            primary_key: pk,
+            auto_increment: None,
+            partition_keys: partition_keys.unwrap_or_default(),
+            bucket_count: (bucket_count >= 0).then_some(bucket_count),
+            bucket_keys: bucket_keys.unwrap_or_default(),
+            properties,
+            custom_properties: custom,
+            comment,
+        };
+        let descriptor = TableDescriptor::from_arrow(&arrow, options)?;
         Ok(admin(h)?.create_table(&path, &descriptor, ignore_if_exists != JNI_FALSE)?)
     })
 }

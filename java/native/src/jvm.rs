@@ -12,7 +12,7 @@ use jni::objects::{GlobalRef, JClass, JObject, JStaticMethodID, JValue};
 use jni::signature::ReturnType;
 use jni::sys::{jint, jvalue, JNI_ERR, JNI_VERSION_1_8};
 use jni::{JNIEnv, JavaVM};
-use riverlet::metadata::error_codes;
+use riverlet::error::codes;
 use riverlet::{Error, ErrorKind};
 
 /// What a native method body fails with.
@@ -140,7 +140,7 @@ pub fn exception<'l>(env: &mut JNIEnv<'l>, e: &Error) -> JniResult<JObject<'l>> 
     let kind = env.new_string(e.kind().as_str())?;
     let code = e.fluss_code().unwrap_or(i32::MIN);
     let code_name = match e.fluss_code() {
-        Some(code) => JObject::from(env.new_string(error_codes::name_of(code))?),
+        Some(code) => JObject::from(env.new_string(codes::name_of(code))?),
         None => JObject::null(),
     };
     let message = env.new_string(e.to_string())?;

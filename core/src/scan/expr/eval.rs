@@ -13,8 +13,9 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{DataType as ArrowType, Schema, TimeUnit};
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use chrono::{NaiveTime, Timelike};
 
+use crate::scan::time::{parse_date_time_text, DateTimeText};
 use crate::{Error, Result};
 
 use super::types::decimal_text;
@@ -282,24 +283,11 @@ pub(super) fn parse_temporal_text(s: &str, col_type: &ArrowType) -> Option<Liter
                 t.num_seconds_from_midnight() as i64 * 1_000_000_000 + t.nanosecond() as i64,
             ))
         }
-        _ => {
-            if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-                return Some(Literal::date(d));
-            }
-            if let Ok(t) = DateTime::parse_from_rfc3339(s) {
-                return Some(Literal::timestamp_ltz(t));
-            }
-            for fmt in [
-                "%Y-%m-%d %H:%M:%S%.f",
-                "%Y-%m-%dT%H:%M:%S%.f",
-                "%Y-%m-%d %H:%M",
-            ] {
-                if let Ok(t) = NaiveDateTime::parse_from_str(s, fmt) {
-                    return Some(Literal::timestamp(t));
-                }
-            }
-            None
-        }
+        _ => Some(match parse_date_time_text(s)? {
+            DateTimeText::Date(d) => Literal::date(d),
+            DateTimeText::Wall(t) => Literal::timestamp(t),
+            DateTimeText::Instant(t) => Literal::timestamp_ltz(t),
+        }),
     }
 }
 

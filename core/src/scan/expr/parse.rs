@@ -4,8 +4,8 @@
 use std::fmt;
 
 use arrow_schema::{DataType as ArrowType, TimeUnit};
-use chrono::{DateTime, NaiveDate};
 
+use crate::scan::time::{parse_date_time_text, DateTimeText};
 use crate::{Error, Result};
 
 use super::eval::parse_temporal_text;
@@ -348,9 +348,10 @@ impl Parser<'_> {
                         };
                         let bad = |p: &Self| p.err(format!("'{text}' is not a valid {upper}"));
                         let parsed = match upper.as_str() {
-                            "DATE" => NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-                                .ok()
-                                .map(Literal::date),
+                            "DATE" => match parse_date_time_text(&text) {
+                                Some(DateTimeText::Date(d)) => Some(Literal::date(d)),
+                                _ => None,
+                            },
                             "TIME" => {
                                 parse_temporal_text(&text, &ArrowType::Time64(TimeUnit::Nanosecond))
                             }
@@ -364,9 +365,10 @@ impl Parser<'_> {
                                 }),
                                 other => other,
                             },
-                            _ => DateTime::parse_from_rfc3339(text.trim())
-                                .ok()
-                                .map(Literal::timestamp_ltz),
+                            _ => match parse_date_time_text(&text) {
+                                Some(DateTimeText::Instant(t)) => Some(Literal::timestamp_ltz(t)),
+                                _ => None,
+                            },
                         };
                         parsed.ok_or_else(|| bad(self))
                     }

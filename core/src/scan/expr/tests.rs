@@ -585,3 +585,50 @@ fn literal_arrays_are_exact_values_of_the_column_type() {
         assert!(e.message().contains(needle), "{t}: {e}");
     }
 }
+
+/// Filter literals and time-range bounds read the same date-time texts, to the same instant.
+#[test]
+fn filters_and_time_ranges_accept_the_same_timestamp_texts() {
+    use crate::scan::time::{parse_timestamp, TimeZoneSpec};
+    let ts_type = ArrowType::Timestamp(TimeUnit::Millisecond, None);
+    for text in [
+        "2023-12-09",
+        "2023-12-09 23:09",
+        "2023-12-09T23:09",
+        "2023-12-09 23:09:12",
+        "2023-12-09T23:09:12",
+        "2023-12-09 23:09:12.345",
+        "2023-12-09T23:09:12.345",
+        "2023-12-09T23:09:12Z",
+        "2023-12-09 23:09:12Z",
+        "2023-12-09 23:09:12 UTC",
+        "2023-12-09T23:09:12+08:00",
+        "2023-12-09 23:09:12+08:00",
+        "2023-12-09T23:09:12.5+0800",
+    ] {
+        let range_ms = parse_timestamp(text, &TimeZoneSpec::Utc)
+            .unwrap_or_else(|e| panic!("time range rejects '{text}': {e}"));
+        let literal = super::eval::parse_temporal_text(text, &ts_type)
+            .unwrap_or_else(|| panic!("filter rejects '{text}'"));
+        let filter_ms = match literal {
+            Literal::Date(d) => d as i64 * 86_400_000,
+            Literal::Timestamp { millis, .. } | Literal::TimestampLtz { millis, .. } => millis,
+            other => panic!("'{text}' read as {other:?}"),
+        };
+        assert_eq!(range_ms, filter_ms, "'{text}'");
+        parse_filter(&format!("ts >= TIMESTAMP '{text}'"))
+            .unwrap_or_else(|e| panic!("TIMESTAMP literal rejects '{text}': {e}"));
+    }
+    for bad in [
+        "2023-12-09 23",
+        "2023/12/09",
+        "09.12.2023 23:09",
+        "yesterday",
+    ] {
+        assert!(parse_timestamp(bad, &TimeZoneSpec::Utc).is_err(), "'{bad}'");
+        assert!(
+            super::eval::parse_temporal_text(bad, &ts_type).is_none(),
+            "'{bad}'"
+        );
+    }
+}

@@ -10,7 +10,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use super::super::changelog_meta_fields;
 use super::super::time::PinnedRange;
 use crate::client::Table;
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::proto::{
     FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable, PbFetchLogRespForBucket,
 };
@@ -177,9 +177,9 @@ fn bucket_answer(
     bucket_resp: PbFetchLogRespForBucket,
 ) -> Result<BucketAnswer> {
     let (b, offset) = (ask.read, ask.offset);
-    if let Some(code) = bucket_resp.error_code.filter(|c| *c != error_codes::NONE) {
-        if code == error_codes::NOT_LEADER_OR_FOLLOWER
-            || code == error_codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
+    if let Some(code) = bucket_resp.error_code.filter(|c| *c != codes::NONE) {
+        if code == codes::NOT_LEADER_OR_FOLLOWER
+            || code == codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
         {
             table.conn.invalidate_table(table.info.table_id);
         }

@@ -7,7 +7,7 @@ use super::super::fold::{ChangeRecord, ChangelogFold, KeyChange};
 use super::super::stream::Emitter;
 use super::super::time::PinnedRange;
 use crate::client::{OffsetSpec, Table};
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::{DataType, KvFormat};
 use crate::proto::{GetLatestKvSnapshotsRequest, PbScanReqForBucket, PbTablePath, ScanKvRequest};
 use crate::record::ValueRecordBatch;
@@ -196,10 +196,7 @@ async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i
         .unwrap_or(0);
     if earliest > 0 && earliest < latest {
         let req = GetLatestKvSnapshotsRequest {
-            table_path: PbTablePath {
-                database_name: info.table_path.database.clone(),
-                table_name: info.table_path.table.clone(),
-            },
+            table_path: PbTablePath::from(&info.table_path),
             partition_name: b.partition_name.clone(),
         };
         let resp = table.conn.coordinator().await?.request(&req).await?;
@@ -293,13 +290,13 @@ pub(crate) async fn scan_kv_bucket_with_offset(
             },
         };
         let resp = conn.request(&req).await?;
-        if let Some(code) = resp.error_code.filter(|c| *c != error_codes::NONE) {
-            if code == error_codes::TOO_MANY_SCANNERS && scanner_id.is_none() && open_retries < 3 {
+        if let Some(code) = resp.error_code.filter(|c| *c != codes::NONE) {
+            if code == codes::TOO_MANY_SCANNERS && scanner_id.is_none() && open_retries < 3 {
                 tokio::time::sleep(std::time::Duration::from_millis(100 << open_retries)).await;
                 open_retries += 1;
                 continue;
             }
-            if code == error_codes::NOT_LEADER_OR_FOLLOWER {
+            if code == codes::NOT_LEADER_OR_FOLLOWER {
                 table.conn.invalidate_table(info.table_id);
             }
             return Err(Error::from_fluss(

@@ -10,7 +10,7 @@ use super::super::expr::{prune_partitions, Expr};
 use super::super::time::{now_millis, retention_warning, PinnedRange, TimeRange};
 use super::super::{changelog_meta_fields, resolve_projection, PartitionSelector, ScanBuilder};
 use crate::client::{OffsetSpec, PartitionInfo, Table};
-use crate::metadata::error_codes;
+use crate::error::codes;
 use crate::metadata::{DataType, LogFormat};
 use crate::{Error, Result};
 
@@ -106,7 +106,7 @@ pub(crate) async fn select_partitions(
                         }
                         None => {
                             return Err(Error::from_fluss(
-                                error_codes::PARTITION_NOT_EXISTS,
+                                codes::PARTITION_NOT_EXISTS,
                                 format!(
                                 "partition '{name}' of table '{}' does not exist; its partitions \
                                  are: {}",
@@ -145,7 +145,7 @@ async fn offsets(
 }
 
 fn future_start_error(e: Error, table: &Table, range: &PinnedRange) -> Error {
-    if e.fluss_code() == Some(error_codes::INVALID_TIMESTAMP_EXCEPTION) {
+    if e.fluss_code() == Some(codes::INVALID_TIMESTAMP_EXCEPTION) {
         Error::invalid(format!(
             "time-range read of table '{}': the start timestamp {} is in the future for the \
              server (its clock is behind ours or the start is past now): {}",

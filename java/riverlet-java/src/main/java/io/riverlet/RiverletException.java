@@ -91,7 +91,7 @@ public class RiverletException extends RuntimeException {
     return flussCodeName;
   }
 
-  // Fluss error codes that pick a finer class (the core's metadata/error_codes.rs).
+  // Fluss error codes that pick a finer class (the core's error/codes.rs).
   private static final int DATABASE_NOT_EXIST = 4;
   private static final int DATABASE_ALREADY_EXIST = 6;
   private static final int TABLE_NOT_EXIST = 7;

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+pub mod codes;
+
 /// What went wrong, coarse enough for a binding to map to one exception class each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
@@ -78,7 +80,7 @@ impl Error {
 
     /// An error the server reported with a Fluss error code; the kind follows from the code.
     pub fn from_fluss(code: i32, message: impl Into<String>) -> Self {
-        let kind = crate::metadata::error_codes::kind_of(code);
+        let kind = crate::error::codes::kind_of(code);
         Error {
             kind,
             message: message.into(),
@@ -134,7 +136,7 @@ impl Error {
     /// Whether retrying the same request may succeed.
     pub fn is_retriable(&self) -> bool {
         match self.fluss_code {
-            Some(code) => crate::metadata::error_codes::is_retriable(code),
+            Some(code) => crate::error::codes::is_retriable(code),
             None => matches!(self.kind, ErrorKind::Network | ErrorKind::Timeout),
         }
     }
@@ -154,7 +156,7 @@ impl fmt::Display for Error {
                 "{} (Fluss error {} {})",
                 self.message,
                 code,
-                crate::metadata::error_codes::name_of(code)
+                crate::error::codes::name_of(code)
             ),
             None => f.write_str(&self.message),
         }
