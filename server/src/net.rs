@@ -1,6 +1,11 @@
 //! TCP listener and connections: Fluss framing (through `riverlet::rpc::frame`), SASL/PLAIN
 //! state per connection, requests served concurrently, responses written by one writer task.
 //!
+//! The work one connection can queue is bounded: at most `max_in_flight_per_connection`
+//! requests are served at once and the response queue holds no more than that; the reader
+//! waits for a free slot before it reads the next frame, so a flooding client meets TCP
+//! backpressure.
+//!
 //! Behaviour on bad input (never a panic):
 //! - a frame whose length is negative or above `max_frame_size`, or a header that does not
 //!   decode: a SERVER_FAILURE frame (CORRUPT_MESSAGE) is sent and the connection closed, as
@@ -20,7 +25,7 @@ use riverlet::rpc::frame;
 use riverlet::rpc::ApiKey;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, Semaphore};
 
 use crate::service::{code_of, Server};
 
@@ -62,7 +67,10 @@ async fn serve_connection(
     mut shutdown: watch::Receiver<bool>,
 ) -> riverlet::Result<()> {
     let (mut rd, mut wr) = stream.into_split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let in_flight = server.config.max_in_flight_per_connection.max(1);
+    // One slot per in-flight request plus a few frames the reader answers itself.
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(in_flight + 4);
+    let slots = Arc::new(Semaphore::new(in_flight));
     let writer = tokio::spawn(async move {
         while let Some(frame) = rx.recv().await {
             if wr.write_all(&frame).await.is_err() {
@@ -75,6 +83,13 @@ async fn serve_connection(
     let authenticated = Arc::new(AtomicBool::new(!sasl));
     let max = server.config.max_frame_size;
     let result = loop {
+        let permit = tokio::select! {
+            _ = shutdown.changed() => break Ok(()),
+            p = slots.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break Ok(()),
+            },
+        };
         let frame = tokio::select! {
             _ = shutdown.changed() => break Ok(()),
             f = frame::read_frame(&mut rd, max) => f,
@@ -84,10 +99,12 @@ async fn serve_connection(
             Ok(None) => break Ok(()),
             Err(e) => {
                 if e.kind() == riverlet::ErrorKind::Corrupt {
-                    let _ = tx.send(frame::encode_server_failure(
-                        error_codes::CORRUPT_MESSAGE,
-                        e.message(),
-                    ));
+                    let _ = tx
+                        .send(frame::encode_server_failure(
+                            error_codes::CORRUPT_MESSAGE,
+                            e.message(),
+                        ))
+                        .await;
                 }
                 break Err(e);
             }
@@ -95,10 +112,12 @@ async fn serve_connection(
         let (header, body) = match frame::decode_request_header(&frame) {
             Ok((h, b)) => (h, frame.slice_ref(b)),
             Err(e) => {
-                let _ = tx.send(frame::encode_server_failure(
-                    error_codes::CORRUPT_MESSAGE,
-                    e.message(),
-                ));
+                let _ = tx
+                    .send(frame::encode_server_failure(
+                        error_codes::CORRUPT_MESSAGE,
+                        e.message(),
+                    ))
+                    .await;
                 break Err(e);
             }
         };
@@ -109,19 +128,21 @@ async fn serve_connection(
         };
         if key == ApiKey::Authenticate {
             let resp = authenticate(&server, &body, &authenticated);
-            let _ = tx.send(match resp {
+            let out = match resp {
                 Ok(b) => success_or_error_frame(request_id, &b),
                 Err((code, msg)) => frame::encode_error_response(request_id, code, &msg),
-            });
+            };
+            let _ = tx.send(out).await;
             continue;
         }
         if !authenticated.load(Ordering::Acquire) && key != ApiKey::ApiVersions {
-            let _ = tx.send(frame::encode_error_response(
+            let out = frame::encode_error_response(
                 request_id,
                 error_codes::AUTHENTICATE_EXCEPTION,
                 "The connection has not completed authentication yet. This may be caused by a \
                  missing or incorrect configuration of 'client.security.protocol' on the client side.",
-            ));
+            );
+            let _ = tx.send(out).await;
             continue;
         }
         let s = server.clone();
@@ -131,7 +152,9 @@ async fn serve_connection(
                 Ok(b) => success_or_error_frame(request_id, &b),
                 Err(e) => frame::encode_error_response(request_id, code_of(&e), e.message()),
             };
-            let _ = tx2.send(out);
+            // The slot is freed once the response is queued (the queue is bounded too).
+            let _ = tx2.send(out).await;
+            drop(permit);
         });
     };
     drop(tx);
