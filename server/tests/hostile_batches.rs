@@ -417,3 +417,56 @@ async fn hostile_kv_batches_are_rejected_and_state_is_untouched() {
     assert_eq!(found, vec![true, true]);
     srv.shutdown().unwrap();
 }
+
+/// Reads one response frame; its request id.
+async fn response_id(s: &mut tokio::net::TcpStream) -> i32 {
+    use tokio::io::AsyncReadExt;
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).await.unwrap();
+    let mut body = vec![0u8; i32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).await.unwrap();
+    i32::from_be_bytes(body[1..5].try_into().unwrap())
+}
+
+/// With one request in flight per connection, a pipelined ApiVersions waits behind a
+/// long-polling fetch: responses come back in request order. (Without the bound ApiVersions
+/// would be answered while the fetch still waits.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_flight_requests_per_connection_are_bounded() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.max_in_flight_per_connection = 1;
+    let srv = start(cfg);
+    let conn = connect(&srv.bootstrap_servers()).await;
+    let tid = create_table(&conn, "inflight", log_schema(), 1, &[]).await;
+    let fetch = FetchLogRequest {
+        follower_server_id: -1,
+        max_bytes: 1024 * 1024,
+        tables_req: vec![PbFetchLogReqForTable {
+            table_id: tid,
+            buckets_req: vec![PbFetchLogReqForBucket {
+                partition_id: None,
+                bucket_id: 0,
+                fetch_offset: 0,
+                max_fetch_bytes: 1024 * 1024,
+            }],
+            ..Default::default()
+        }],
+        max_wait_ms: Some(1500),
+        min_bytes: Some(1),
+        ..Default::default()
+    };
+    use prost::Message;
+    let mut s = tokio::net::TcpStream::connect(srv.local_addr())
+        .await
+        .unwrap();
+    let f1 =
+        riverlet::rpc::frame::encode_request_frame(1015, 0, 1, &fetch.encode_to_vec()).unwrap();
+    let f2 = riverlet::rpc::frame::encode_request_frame(1000, 0, 2, &[]).unwrap();
+    s.write_all(&f1).await.unwrap();
+    s.write_all(&f2).await.unwrap();
+    assert_eq!(response_id(&mut s).await, 1);
+    assert_eq!(response_id(&mut s).await, 2);
+    srv.shutdown().unwrap();
+}
