@@ -1,9 +1,9 @@
 //! Generates `include/riverlet.h` with cbindgen.
 //!
 //! The header is always generated into `OUT_DIR`; the unit test `header::committed_header_is_fresh`
-//! compares it with the committed `include/riverlet.h`. Outside CI (the `CI` environment variable
-//! unset) the build also refreshes `include/riverlet.h`, so a developer only has to commit it;
-//! in CI nothing in the source tree is written and a stale header fails that test.
+//! compares it with the committed `include/riverlet.h`, in CI and on a developer's machine alike
+//! (a build that rewrote the committed header would make that test pass on a stale commit).
+//! `RIVERLET_UPDATE_HEADER=1 cargo build -p riverlet-c` refreshes the committed header.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-env-changed=CI");
+    println!("cargo:rerun-if-env-changed=RIVERLET_UPDATE_HEADER");
 
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .expect("c-api/cbindgen.toml is readable and valid");
@@ -25,8 +25,8 @@ fn main() {
     let generated = out_dir.join("riverlet.h");
     bindings.write_to_file(&generated);
 
-    let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false");
-    if !in_ci {
+    let update = std::env::var_os("RIVERLET_UPDATE_HEADER").is_some_and(|v| v == "1");
+    if update {
         let committed = crate_dir.join("include").join("riverlet.h");
         let new = std::fs::read(&generated).expect("generated header is readable");
         if std::fs::read(&committed).ok().as_deref() != Some(new.as_slice()) {

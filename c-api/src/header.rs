@@ -7,7 +7,7 @@ fn committed_header_is_fresh() {
     let committed = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         committed == generated,
-        "c-api/include/riverlet.h is stale: rebuild with `cargo build -p riverlet-c` outside CI \
-         (CI unset) and commit the regenerated header"
+        "c-api/include/riverlet.h is stale: regenerate it with \
+         `RIVERLET_UPDATE_HEADER=1 cargo build -p riverlet-c` and commit it"
     );
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import itertools
 import os
 from collections.abc import Iterator
@@ -13,6 +14,19 @@ import riverlet
 
 REPO = Path(__file__).resolve().parents[2]
 _ids = itertools.count()
+
+
+# A hung test fails the run (with every thread's traceback) instead of stalling CI.
+_TEST_TIMEOUT_S = float(os.environ.get("RIVERLET_TEST_TIMEOUT", "300"))
+
+
+@pytest.fixture(autouse=True)
+def _per_test_timeout() -> Iterator[None]:
+    faulthandler.dump_traceback_later(_TEST_TIMEOUT_S, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(scope="session")

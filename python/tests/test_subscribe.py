@@ -68,16 +68,20 @@ def test_subscription_iterates(conn: riverlet.Connection, db: str) -> None:
 def test_poll_from_two_threads_is_refused(conn: riverlet.Connection, db: str) -> None:
     t = conn.create_table(f"{db}.sub2", SCHEMA)
     sub = t.subscribe("latest")
-    errors: list[BaseException] = []
-    th = threading.Thread(target=lambda: sub.poll(1.0))
+    assert sub.poll(0.01) == []  # positions the subscription at the end
+    got: list[pa.RecordBatch] = []
+    th = threading.Thread(target=lambda: got.extend(sub.poll(3600.0)))
     th.start()
-    time.sleep(0.2)
-    try:
-        sub.poll(0.1)
-    except riverlet.InvalidArgumentError as e:
-        errors.append(e)
+    # Until the thread's poll is under way a second poll may still succeed; once it is, the
+    # second poll must be refused (no sleep standing in for "the thread is polling").
+    while True:
+        try:
+            sub.poll(0.01)
+        except riverlet.InvalidArgumentError:
+            break
+    t.append([{"id": 1, "v": "wake"}])  # ends the thread's poll
     th.join()
-    assert errors
+    assert sum(b.num_rows for b in got) == 1
     sub.close()
 
 

@@ -38,6 +38,11 @@ pub struct ServerConfig {
     pub sasl_users: Option<BTreeMap<String, String>>,
     /// Largest request frame accepted (default 100 MiB, as Fluss's `netty.server.max-request-size`).
     pub max_frame_size: usize,
+    /// Requests of one connection served at once (default 32). While that many are in flight
+    /// the connection's next frame is not read, so a client that pipelines without bound (or
+    /// never reads its responses) is slowed by TCP backpressure instead of queueing unbounded
+    /// work and responses on the server.
+    pub max_in_flight_per_connection: usize,
     /// Bytes of KV write-ahead log after which a KV snapshot is written (default 64 MiB).
     pub kv_snapshot_wal_bytes: u64,
     /// Default bucket count of tables created without one (Fluss `default.bucket.number`, 1).
@@ -61,6 +66,7 @@ impl ServerConfig {
             ttl_check_interval: Duration::from_secs(300),
             sasl_users: None,
             max_frame_size: 100 * 1024 * 1024,
+            max_in_flight_per_connection: 32,
             kv_snapshot_wal_bytes: 64 * 1024 * 1024,
             default_bucket_number: 1,
             fluss_0_9_apis: false,

@@ -20,6 +20,7 @@ pub mod merge;
 pub mod net;
 pub mod service;
 pub mod tablets;
+pub mod validate;
 pub mod writers;
 
 use std::net::SocketAddr;

@@ -162,10 +162,16 @@ impl Segment {
 
     fn index_batch(&mut self, info: &BatchInfo, position: u64, interval: u64) -> Result<()> {
         if self.bytes_since_index >= interval {
-            let rel = (info.base_offset - self.base_offset) as i32;
+            let rel = self.relative(info.base_offset)?;
+            let pos = u32::try_from(position).map_err(|_| {
+                Error::from_fluss(
+                    error_codes::LOG_STORAGE_EXCEPTION,
+                    format!("segment position {position} does not fit the offset index"),
+                )
+            })?;
             let mut e = [0u8; 8];
             e[..4].copy_from_slice(&rel.to_be_bytes());
-            e[4..].copy_from_slice(&(position as u32).to_be_bytes());
+            e[4..].copy_from_slice(&pos.to_be_bytes());
             self.index_file
                 .write_all(&e)
                 .map_err(|e| storage_err("write offset index", e))?;
@@ -185,8 +191,25 @@ impl Segment {
         Ok(())
     }
 
+    /// `offset` relative to the segment's base, as the indexes store it; an error rather than a
+    /// silently truncated entry when it does not fit an i32 (appends roll before that happens).
+    fn relative(&self, offset: i64) -> Result<i32> {
+        offset
+            .checked_sub(self.base_offset)
+            .and_then(|r| i32::try_from(r).ok())
+            .ok_or_else(|| {
+                Error::from_fluss(
+                    error_codes::LOG_STORAGE_EXCEPTION,
+                    format!(
+                        "offset {offset} is out of the index range of the segment at {}",
+                        self.base_offset
+                    ),
+                )
+            })
+    }
+
     fn append_time_entry(&mut self, ts: i64, offset: i64) -> Result<()> {
-        let rel = (offset - self.base_offset) as i32;
+        let rel = self.relative(offset)?;
         let mut e = [0u8; 12];
         e[..8].copy_from_slice(&ts.to_be_bytes());
         e[8..].copy_from_slice(&rel.to_be_bytes());
@@ -426,7 +449,7 @@ impl LogTablet {
             offset += span;
             pos += i.size;
         }
-        self.maybe_roll(records.len() as u64)?;
+        self.maybe_roll(records.len() as u64, offset - base)?;
         let interval = self.cfg.index_interval_bytes as u64;
         let fsync = self.cfg.fsync == FsyncPolicy::Always;
         let seg = self.segments.last_mut().expect("active segment");
@@ -456,11 +479,15 @@ impl LogTablet {
         })
     }
 
-    fn maybe_roll(&mut self, incoming: u64) -> Result<()> {
+    fn maybe_roll(&mut self, incoming: u64, incoming_offsets: i64) -> Result<()> {
         let seg = self.segments.last().expect("active segment");
         let too_big = seg.size > 0 && seg.size + incoming > self.cfg.segment_bytes;
+        // index entries hold offsets relative to the segment base as i32
+        let too_many = seg.size > 0
+            && (self.log_end_offset - seg.base_offset).saturating_add(incoming_offsets)
+                > i64::from(i32::MAX);
         let too_old = seg.size > 0 && now_ms() - seg.created_ms >= self.cfg.segment_ms;
-        if too_big || too_old {
+        if too_big || too_old || too_many {
             self.roll()?;
         }
         Ok(())

@@ -6,6 +6,11 @@
 //! connection and numbers them, and a server that applied batch n+1 before batch n would answer
 //! OUT_OF_ORDER_SEQUENCE. Other requests (fetches, lookups, metadata) are served concurrently.
 //!
+//! The work one connection can queue is bounded: at most `max_in_flight_per_connection`
+//! requests are served at once and the response queue holds no more than that; the reader
+//! waits for a free slot before it reads the next frame, so a flooding client meets TCP
+//! backpressure.
+//!
 //! Behaviour on bad input (never a panic):
 //! - a frame whose length is negative or above `max_frame_size`, or a header that does not
 //!   decode: a SERVER_FAILURE frame (CORRUPT_MESSAGE) is sent and the connection closed, as
@@ -25,7 +30,7 @@ use riverlet::rpc::frame;
 use riverlet::rpc::ApiKey;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::service::{code_of, Server};
 
@@ -67,7 +72,10 @@ async fn serve_connection(
     mut shutdown: watch::Receiver<bool>,
 ) -> riverlet::Result<()> {
     let (mut rd, mut wr) = stream.into_split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let in_flight = server.config.max_in_flight_per_connection.max(1);
+    // One slot per in-flight request plus a few frames the reader answers itself.
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(in_flight + 4);
+    let slots = Arc::new(Semaphore::new(in_flight));
     let writer = tokio::spawn(async move {
         while let Some(frame) = rx.recv().await {
             if wr.write_all(&frame).await.is_err() {
@@ -77,12 +85,15 @@ async fn serve_connection(
         let _ = wr.shutdown().await;
     });
     // The connection's writes, applied in arrival order by one task (see the module doc).
-    let (writes_tx, mut writes_rx) = mpsc::unbounded_channel::<Job>();
+    // (Unbounded, but every queued write holds one of the connection's in-flight slots.)
+    let (writes_tx, mut writes_rx) = mpsc::unbounded_channel::<(Job, OwnedSemaphorePermit)>();
     let writes = {
         let (s, tx) = (server.clone(), tx.clone());
         tokio::spawn(async move {
-            while let Some(job) = writes_rx.recv().await {
-                let _ = tx.send(job.serve(&s).await);
+            while let Some((job, permit)) = writes_rx.recv().await {
+                let out = job.serve(&s).await;
+                let _ = tx.send(out).await;
+                drop(permit);
             }
         })
     };
@@ -90,6 +101,13 @@ async fn serve_connection(
     let authenticated = Arc::new(AtomicBool::new(!sasl));
     let max = server.config.max_frame_size;
     let result = loop {
+        let permit = tokio::select! {
+            _ = shutdown.changed() => break Ok(()),
+            p = slots.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break Ok(()),
+            },
+        };
         let frame = tokio::select! {
             _ = shutdown.changed() => break Ok(()),
             f = frame::read_frame(&mut rd, max) => f,
@@ -99,10 +117,12 @@ async fn serve_connection(
             Ok(None) => break Ok(()),
             Err(e) => {
                 if e.kind() == riverlet::ErrorKind::Corrupt {
-                    let _ = tx.send(frame::encode_server_failure(
-                        error_codes::CORRUPT_MESSAGE,
-                        e.message(),
-                    ));
+                    let _ = tx
+                        .send(frame::encode_server_failure(
+                            error_codes::CORRUPT_MESSAGE,
+                            e.message(),
+                        ))
+                        .await;
                 }
                 break Err(e);
             }
@@ -110,10 +130,12 @@ async fn serve_connection(
         let (header, body) = match frame::decode_request_header(&frame) {
             Ok((h, b)) => (h, frame.slice_ref(b)),
             Err(e) => {
-                let _ = tx.send(frame::encode_server_failure(
-                    error_codes::CORRUPT_MESSAGE,
-                    e.message(),
-                ));
+                let _ = tx
+                    .send(frame::encode_server_failure(
+                        error_codes::CORRUPT_MESSAGE,
+                        e.message(),
+                    ))
+                    .await;
                 break Err(e);
             }
         };
@@ -124,19 +146,21 @@ async fn serve_connection(
         };
         if key == ApiKey::Authenticate {
             let resp = authenticate(&server, &body, &authenticated);
-            let _ = tx.send(match resp {
+            let out = match resp {
                 Ok(b) => success_or_error_frame(request_id, &b),
                 Err((code, msg)) => frame::encode_error_response(request_id, code, &msg),
-            });
+            };
+            let _ = tx.send(out).await;
             continue;
         }
         if !authenticated.load(Ordering::Acquire) && key != ApiKey::ApiVersions {
-            let _ = tx.send(frame::encode_error_response(
+            let out = frame::encode_error_response(
                 request_id,
                 error_codes::AUTHENTICATE_EXCEPTION,
                 "The connection has not completed authentication yet. This may be caused by a \
                  missing or incorrect configuration of 'client.security.protocol' on the client side.",
-            ));
+            );
+            let _ = tx.send(out).await;
             continue;
         }
         let job = Job {
@@ -146,7 +170,7 @@ async fn serve_connection(
             body,
         };
         if matches!(key, ApiKey::ProduceLog | ApiKey::PutKv) {
-            if writes_tx.send(job).is_err() {
+            if writes_tx.send((job, permit)).is_err() {
                 break Ok(());
             }
             continue;
@@ -154,7 +178,10 @@ async fn serve_connection(
         let s = server.clone();
         let tx2 = tx.clone();
         tokio::spawn(async move {
-            let _ = tx2.send(job.serve(&s).await);
+            let out = job.serve(&s).await;
+            // The slot is freed once the response is queued (the queue is bounded too).
+            let _ = tx2.send(out).await;
+            drop(permit);
         });
     };
     drop(writes_tx);

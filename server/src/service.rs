@@ -675,6 +675,7 @@ impl Server {
                     ));
                 }
                 let (_, bucket) = self.bucket(meta, b.partition_id, b.bucket_id)?;
+                crate::validate::log_records(meta, &b.records, &self.config)?;
                 let mut g = write_bucket(&bucket);
                 g.log.append(b.records.to_vec())
             });
@@ -917,6 +918,7 @@ impl Server {
                 format!("the primary key table not exists for {tb}"),
             ));
         }
+        crate::validate::kv_records(meta, &b.records, &self.config)?;
         let kvb = riverlet::record::kv_batch::KvRecordBatch::new(&b.records).map_err(|e| {
             fluss(
                 error_codes::CORRUPT_RECORD_EXCEPTION,

@@ -1,0 +1,215 @@
+//! Validation of the record batches a client sends (ProduceLog and PutKv) before anything is
+//! stored: the server trusts no header field, no schema id and no payload it did not check.
+//!
+//! Rejections carry Fluss's error codes as Fluss's tablet server answers them:
+//! - CORRUPT_RECORD_EXCEPTION: a batch that does not parse, fails its CRC, whose record count and
+//!   LastOffsetDelta disagree, or whose payload does not decode against the table's schema;
+//! - SCHEMA_NOT_EXIST: a schema id the table does not have;
+//! - RECORD_TOO_LARGE_EXCEPTION: a batch larger than a log segment may hold.
+
+use riverlet::metadata::error_codes;
+use riverlet::metadata::table::LogFormat;
+use riverlet::record::kv_batch::KvRecordBatch;
+use riverlet::record::log_batch::{LogBatchIter, LogRecordBatch};
+use riverlet::{Error, Result};
+
+use crate::catalog::TableMeta;
+use crate::config::ServerConfig;
+
+fn corrupt(msg: String) -> Error {
+    Error::from_fluss(error_codes::CORRUPT_RECORD_EXCEPTION, msg)
+}
+
+/// The largest batch accepted: it must fit a log segment (as Fluss's `log.segment.file-size`
+/// bounds a batch) and, trivially, a request frame.
+fn max_batch_bytes(config: &ServerConfig) -> u64 {
+    config.segment_bytes.min(config.max_frame_size as u64)
+}
+
+fn check_size(size: usize, what: &str, max: u64) -> Result<()> {
+    if size as u64 > max {
+        return Err(Error::from_fluss(
+            error_codes::RECORD_TOO_LARGE_EXCEPTION,
+            format!("{what} of {size} bytes is larger than the maximum of {max} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_schema_id(meta: &TableMeta, schema_id: i16) -> Result<()> {
+    // Schema ids start at 1; the server keeps every table's schemas up to `entry.schema_id`.
+    let latest = meta.entry.schema_id;
+    if schema_id < 1 || i32::from(schema_id) > latest {
+        return Err(Error::from_fluss(
+            error_codes::SCHEMA_NOT_EXIST,
+            format!(
+                "Invalid schema id: {schema_id} for table {}, latest schema id: {latest}",
+                meta.path()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks every batch of a ProduceLog bucket request for a log table: complete and CRC-valid
+/// batches with nothing trailing, `LastOffsetDelta == record count - 1` (0 for an empty batch),
+/// a schema id of the table, a size within limits and a payload that decodes, row by row,
+/// against the table's schema with exactly the declared number of records.
+pub fn log_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Result<()> {
+    // The request as a whole (many batches) is bounded by the frame size only.
+    check_size(
+        records.len(),
+        "produce request records",
+        config.max_frame_size as u64,
+    )?;
+    let mut pos = 0usize;
+    for (i, item) in LogBatchIter::new(records).enumerate() {
+        let b = item.map_err(|e| corrupt(format!("log batch {i}: {}", e.message())))?;
+        log_batch(meta, &b, i, config)?;
+        pos += b.size_in_bytes();
+    }
+    if pos != records.len() {
+        return Err(corrupt(format!(
+            "{} bytes after the last complete log batch (at byte {pos}) are not a batch",
+            records.len() - pos
+        )));
+    }
+    Ok(())
+}
+
+fn log_batch(
+    meta: &TableMeta,
+    b: &LogRecordBatch<'_>,
+    i: usize,
+    config: &ServerConfig,
+) -> Result<()> {
+    check_size(
+        b.size_in_bytes(),
+        &format!("log batch {i}"),
+        max_batch_bytes(config),
+    )?;
+    if !b.is_valid() {
+        return Err(corrupt(format!(
+            "log batch {i} is corrupt (stored crc = {}, computed crc = {})",
+            b.crc(),
+            b.compute_crc()
+        )));
+    }
+    let count = b.record_count();
+    let delta = b.last_offset_delta();
+    let expected = count.saturating_sub(1).max(0);
+    if delta != expected {
+        return Err(corrupt(format!(
+            "log batch {i} declares {count} records but LastOffsetDelta {delta} \
+             (expected {expected})"
+        )));
+    }
+    check_schema_id(meta, b.schema_id())?;
+    if count == 0 {
+        return Ok(());
+    }
+    match meta.log_format {
+        LogFormat::Arrow => {
+            let (change_types, rows) = b.arrow_records(&meta.arrow_schema).map_err(|e| {
+                corrupt(format!(
+                    "log batch {i}: the Arrow payload does not decode with the schema of {}: {}",
+                    meta.path(),
+                    e.message()
+                ))
+            })?;
+            if let Some(ct) = change_types {
+                if ct.len() != count as usize {
+                    return Err(corrupt(format!(
+                        "log batch {i} has {} change types for {count} records",
+                        ct.len()
+                    )));
+                }
+            }
+            // Arrow itself rejects nulls in a NOT NULL column while decoding.
+            debug_assert_eq!(rows.num_rows(), count as usize);
+            Ok(())
+        }
+        LogFormat::Indexed | LogFormat::Compacted => {
+            let mut n = 0i32;
+            for rec in b.row_records() {
+                let rec = rec.map_err(|e| corrupt(format!("log batch {i}: {}", e.message())))?;
+                decode_log_row(meta, rec.row).map_err(|e| {
+                    corrupt(format!(
+                        "log batch {i}, record {n}: the row does not decode with the schema of {}: {}",
+                        meta.path(),
+                        e.message()
+                    ))
+                })?;
+                n += 1;
+            }
+            if n != count {
+                return Err(corrupt(format!(
+                    "log batch {i} declares {count} records but holds {n}"
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn decode_log_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datum>> {
+    if meta.log_format == LogFormat::Indexed {
+        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+    } else {
+        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+    }
+}
+
+fn decode_kv_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datum>> {
+    if meta.kv_indexed {
+        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+    } else {
+        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+    }
+}
+
+/// Checks a PutKv bucket request's batch for a primary-key table: a CRC-valid batch of the
+/// declared size with nothing trailing, a schema id of the table, a size within limits, and
+/// every record decodable: a non-empty key and, unless it is a delete, a row of the table's
+/// schema.
+pub fn kv_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Result<()> {
+    check_size(records.len(), "KV batch", max_batch_bytes(config))?;
+    let b = KvRecordBatch::new(records).map_err(|e| corrupt(e.message().to_string()))?;
+    if b.size_in_bytes() != records.len() {
+        return Err(corrupt(format!(
+            "KV batch declares {} bytes but the request carries {}",
+            b.size_in_bytes(),
+            records.len()
+        )));
+    }
+    if !b.is_valid() {
+        return Err(corrupt(format!(
+            "KV batch is corrupt (stored crc = {}, computed crc = {})",
+            b.crc(),
+            b.compute_crc()
+        )));
+    }
+    if b.record_count() < 0 {
+        return Err(corrupt(format!(
+            "KV batch has a negative record count {}",
+            b.record_count()
+        )));
+    }
+    check_schema_id(meta, b.schema_id())?;
+    for (n, rec) in b.records().enumerate() {
+        let rec = rec.map_err(|e| corrupt(format!("KV record {n}: {}", e.message())))?;
+        if rec.key.is_empty() {
+            return Err(corrupt(format!("KV record {n} has an empty key")));
+        }
+        if let Some(v) = rec.value {
+            decode_kv_row(meta, v).map_err(|e| {
+                corrupt(format!(
+                    "KV record {n}: the row does not decode with the schema of {}: {}",
+                    meta.path(),
+                    e.message()
+                ))
+            })?;
+        }
+    }
+    Ok(())
+}
