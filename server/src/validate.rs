@@ -7,7 +7,7 @@
 //! - SCHEMA_NOT_EXIST: a schema id the table does not have;
 //! - RECORD_TOO_LARGE_EXCEPTION: a batch larger than a log segment may hold.
 
-use riverlet::metadata::error_codes;
+use riverlet::error::codes as error_codes;
 use riverlet::metadata::table::LogFormat;
 use riverlet::record::kv_batch::KvRecordBatch;
 use riverlet::record::log_batch::{LogBatchIter, LogRecordBatch};

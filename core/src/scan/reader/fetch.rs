@@ -178,8 +178,7 @@ fn bucket_answer(
 ) -> Result<BucketAnswer> {
     let (b, offset) = (ask.read, ask.offset);
     if let Some(code) = bucket_resp.error_code.filter(|c| *c != codes::NONE) {
-        if code == codes::NOT_LEADER_OR_FOLLOWER
-            || code == codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
+        if code == codes::NOT_LEADER_OR_FOLLOWER || code == codes::UNKNOWN_TABLE_OR_BUCKET_EXCEPTION
         {
             table.conn.invalidate_table(table.info.table_id);
         }
