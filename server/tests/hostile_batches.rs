@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use arrow_array::{Int32Array, Int64Array, RecordBatch};
 use common::*;
-use riverlet::metadata::{error_codes, DataType};
+use riverlet::error::codes as error_codes;
+use riverlet::metadata::DataType;
 use riverlet::proto::*;
 use riverlet::record::arrow_payload::ArrowCompression;
 use riverlet::record::kv_batch::{KvBatchBuilder, KV_CRC_OFFSET, KV_SCHEMA_ID_OFFSET};
