@@ -174,6 +174,11 @@ class DataTypesTest extends ServerTestBase {
     String name = createTable(db, primaryKey ? "all_pk" : "all_log", d.build());
     try (Table t = conn.table(name); VectorSchemaRoot src = sample(alloc())) {
       assertEquals(allTypes().getFields().size(), t.schema().getFields().size());
+      // The table's schema tells TIMESTAMP_LTZ (an instant: zone UTC) from TIMESTAMP.
+      assertEquals(new ArrowType.Timestamp(TimeUnit.MILLISECOND, "UTC"),
+          t.schema().findField("ltz").getType());
+      assertEquals(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null),
+          t.schema().findField("ts").getType());
       if (primaryKey) {
         t.upsert(src);
       } else {
