@@ -37,7 +37,7 @@ class CheckpointRestoreIT extends FlinkTestBase {
     public static final class Slow extends ScalarFunction {
         private static final long serialVersionUID = 1L;
 
-        public int eval(int id) throws InterruptedException {
+        public Integer eval(Integer id) throws InterruptedException {
             Thread.sleep(1);
             return id;
         }
