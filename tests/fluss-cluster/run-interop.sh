@@ -5,6 +5,8 @@
 #   1. the Rust integration tests:  cargo test -p riverlet --tests   with RIVERLET_TEST_BOOTSTRAP
 #      (+ RIVERLET_TEST_SASL_BOOTSTRAP/_USERNAME/_PASSWORD) pointing at it;
 #   2. the pyfluss suite:           python -m pytest tests/interop   with RIVERLET_BOOTSTRAP;
+#   3. the Java API's JUnit classes tagged "interop" (mvn ... -pl riverlet-java test
+#      -Dgroups=interop) with -Driverlet.test.bootstrap pointing at it;
 # stops the cluster (always, through a trap), prints a summary (pass counts, the tests that are
 # not applicable to the real server and why) and exits non-zero if anything failed.
 #
@@ -124,7 +126,28 @@ else
 fi
 [ "$py_rc" -eq 0 ] || failed+=("pyfluss suite")
 
-# --- 5. summary ---------------------------------------------------------------------------------
+# --- 5. the Java API's JUnit tests tagged "interop" ----------------------------------------------
+java_log="$WORKDIR/java-tests.log"
+t0=$SECONDS
+# The JNI library of an earlier workspace build is reused (a per-package cargo build would
+# compile the dependency tree again with other features); without one, Maven runs cargo.
+cargo_skip=false
+[ -f "${CARGO_TARGET_DIR:-$ROOT/target}/debug/libriverlet_jni.so" ] && cargo_skip=true
+say "running the Java API's interop-tagged JUnit tests against $FLUSS_BOOTSTRAP"
+timeout "$TIMEOUT" mvn -T1 -B -q -f java/pom.xml -pl riverlet-java test \
+  -Driverlet.cargo.profile=dev -Driverlet.cargo.skip="$cargo_skip" -Dgroups=interop \
+  -Driverlet.test.bootstrap="$FLUSS_BOOTSTRAP" 2>&1 | tee "$java_log"
+java_rc=${PIPESTATUS[0]}
+java_counts=$(find java/riverlet-java/target/surefire-reports -name 'TEST-*.xml' -newer "$rust_log" \
+  -exec grep -ho '<testsuite [^>]*' {} + 2>/dev/null |
+  awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); gsub(/"/, "", kv[2]);
+         if (kv[1] == "tests") t += kv[2]; if (kv[1] == "failures" || kv[1] == "errors") f += kv[2];
+         if (kv[1] == "skipped") s += kv[2] } } END { print t + 0 " run, " f + 0 " failed, " s + 0 " skipped" }')
+summary+=("Java API JUnit (riverlet-java, tag interop) vs Apache Fluss $FLUSS_VERSION: \
+$java_counts, exit $java_rc, $((SECONDS - t0)) s")
+[ "$java_rc" -eq 0 ] || failed+=("java suite")
+
+# --- 6. summary ---------------------------------------------------------------------------------
 echo
 echo "=== interop summary (Apache Fluss $FLUSS_VERSION, single node, plaintext + SASL/PLAIN)"
 for s in "${summary[@]}"; do echo "  $s"; done
@@ -134,7 +157,7 @@ if [ "$n_na" -gt 0 ]; then
 fi
 echo "  total $((SECONDS - t_start)) s"
 if [ "${#failed[@]}" -gt 0 ]; then
-  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, rust-tests.log, pyfluss-tests.log)"
+  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, rust-tests.log, pyfluss-tests.log, java-tests.log)"
   exit 1
 fi
 echo "interop: all passed"

@@ -42,6 +42,7 @@ import org.apache.arrow.vector.util.Text;
 import org.junit.jupiter.api.Test;
 
 /** Every Fluss type, nested ones included, written from Arrow Java and read back unchanged. */
+@org.junit.jupiter.api.Tag(ServerTestBase.INTEROP_TAG)
 class DataTypesTest extends ServerTestBase {
 
   private static Field nested(String name, ArrowType type, List<Field> children) {

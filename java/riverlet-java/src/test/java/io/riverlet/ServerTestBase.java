@@ -9,7 +9,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One embedded server ({@link LocalServer}, inside this JVM) and one connection per test class;
- * each test makes its own database.
+ * each test makes its own database. With the system property {@value #BOOTSTRAP_PROPERTY} set
+ * (the real-Fluss interop run: tests/fluss-cluster/run-interop.sh), the tests connect to that
+ * cluster instead; the classes tagged {@value #INTEROP_TAG} are the ones run there.
  */
 abstract class ServerTestBase {
   @TempDir static Path dataDir;
@@ -18,10 +20,20 @@ abstract class ServerTestBase {
   static Connection conn;
   static Admin admin;
 
+  /** The bootstrap address of an external Fluss cluster to test against instead. */
+  static final String BOOTSTRAP_PROPERTY = "riverlet.test.bootstrap";
+  /** The tag of the test classes that the interop run runs against Apache Fluss. */
+  static final String INTEROP_TAG = "interop";
+
   @BeforeAll
   static void startServer() {
-    server = LocalServer.start(dataDir, 0);
-    conn = Riverlet.connect(server.bootstrapServers(), Map.of());
+    String external = System.getProperty(BOOTSTRAP_PROPERTY, "");
+    if (external.isBlank()) {
+      server = LocalServer.start(dataDir, 0);
+      conn = Riverlet.connect(server.bootstrapServers(), Map.of());
+    } else {
+      conn = Riverlet.connect(external, Map.of());
+    }
     admin = conn.admin();
   }
 
