@@ -129,7 +129,7 @@ fi
 
 # --- 5. the Java API's tests -------------------------------------------------------------------
 java_log="$WORKDIR/java-tests.log"
-java_tests='TableTest,TimeRangeTest,SubscriptionTest,AdminTest,DataTypesTest,SeedScenarioTest'
+java_tests='TableTest,TimeRangeTest,SubscriptionTest,AdminTest,DataTypesTest,SeedScenarioTest' # the interop-tagged classes + the seed scenarios
 t0=$SECONDS
 java_reports="$ROOT/java/riverlet-java/target/surefire-reports"
 rm -rf "$java_reports" # counted below: only this run's reports

@@ -545,6 +545,30 @@ impl Schema {
         ))
     }
 
+    /// The Arrow schema that describes the table to a user (what bindings show as a table's
+    /// schema): [`Schema::to_arrow`], except that a top-level TIMESTAMP_LTZ column is a timestamp
+    /// with the zone `UTC`, Arrow's form of an instant, so that it can be told from TIMESTAMP
+    /// and maps back to TIMESTAMP_LTZ ([`from_arrow_field`]). Reads still return Fluss's
+    /// zone-less log form (same unit, same epoch values); writes take either. Nested fields keep
+    /// the log form, because writes conform nested types exactly.
+    pub fn to_arrow_described(&self) -> SchemaRef {
+        Arc::new(ArrowSchema::new(
+            self.columns
+                .iter()
+                .map(|c| {
+                    let f = to_arrow_field(&c.name, &c.data_type);
+                    match (&c.data_type.kind, f.data_type()) {
+                        (TypeKind::TimestampLtz { .. }, ArrowType::Timestamp(unit, None)) => {
+                            let zoned = ArrowType::Timestamp(*unit, Some(LTZ_ZONE.into()));
+                            f.with_data_type(zoned)
+                        }
+                        _ => f,
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ))
+    }
+
     /// A schema from an Arrow schema (ids assigned in order; no primary key).
     pub fn from_arrow(schema: &ArrowSchema) -> Result<Schema> {
         Schema::builder_from_arrow(schema)?.build()
@@ -561,6 +585,9 @@ impl Schema {
         Ok(b)
     }
 }
+
+/// The zone [`Schema::to_arrow_described`] gives TIMESTAMP_LTZ columns.
+pub const LTZ_ZONE: &str = "UTC";
 
 /// Fluss's Arrow type for `t` (fluss ArrowUtils.DataTypeToArrowTypeConverter).
 ///
@@ -909,5 +936,40 @@ pub(crate) mod tests {
         let back = Schema::from_arrow(&a).unwrap();
         assert_eq!(back.data_types(), s.data_types());
         assert_eq!(back.column_names(), s.column_names());
+    }
+
+    #[test]
+    fn described_schema_marks_ltz_columns_as_instants() {
+        let s = Schema::builder()
+            .column("ntz", DataType::timestamp(6))
+            .column("ltz3", DataType::timestamp_ltz(3))
+            .column("ltz9", DataType::timestamp_ltz(9).not_null())
+            .column(
+                "row",
+                DataType::row(vec![DataField::new("t", DataType::timestamp_ltz(6))]),
+            )
+            .build()
+            .unwrap();
+        let d = s.to_arrow_described();
+        let log = s.to_arrow();
+        let zoned = |u| ArrowType::Timestamp(u, Some(LTZ_ZONE.into()));
+        assert_eq!(
+            d.field(0).data_type(),
+            &ArrowType::Timestamp(TimeUnit::Microsecond, None)
+        );
+        assert_eq!(d.field(1).data_type(), &zoned(TimeUnit::Millisecond));
+        assert_eq!(d.field(2).data_type(), &zoned(TimeUnit::Nanosecond));
+        assert!(!d.field(2).is_nullable());
+        // Nested fields and every non-LTZ column are exactly the log form.
+        assert_eq!(d.field(3), log.field(3));
+        assert_eq!(d.field(0), log.field(0));
+        // Described LTZ columns map back to TIMESTAMP_LTZ; the log form cannot tell them apart.
+        let back = Schema::from_arrow(&d).unwrap();
+        assert_eq!(back.data_types()[1], DataType::timestamp_ltz(3));
+        assert_eq!(back.data_types()[2], DataType::timestamp_ltz(9).not_null());
+        assert_eq!(
+            Schema::from_arrow(&log).unwrap().data_types()[1],
+            DataType::timestamp(3)
+        );
     }
 }

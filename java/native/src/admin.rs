@@ -42,7 +42,7 @@ pub fn table_info_object<'l>(
     info: &TableInfo,
     schema_address: jlong,
 ) -> JniResult<JObject<'l>> {
-    export_schema(&info.schema().to_arrow(), schema_address)?;
+    export_schema(&info.schema().to_arrow_described(), schema_address)?;
     let c = cache()?;
     let d = &info.descriptor;
     let database = env.new_string(&info.table_path.database)?;

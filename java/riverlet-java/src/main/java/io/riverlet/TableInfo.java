@@ -136,7 +136,10 @@ public final class TableInfo {
   }
 
   /**
-   * The Arrow schema reads of the table return.
+   * The table's columns as Arrow fields: the types reads return, except that a top-level
+   * TIMESTAMP_LTZ column is a timestamp with the zone {@code UTC} (reads return it without a
+   * zone, as Fluss's log format has it: same unit and epoch values), so it can be told from
+   * TIMESTAMP. A root created from this schema can be written to the table.
    *
    * @return the schema
    */

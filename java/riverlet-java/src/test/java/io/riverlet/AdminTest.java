@@ -13,6 +13,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag(ServerTestBase.INTEROP_TAG)
 class AdminTest extends ServerTestBase {
 
   @Test

@@ -42,6 +42,7 @@ import org.apache.arrow.vector.util.Text;
 import org.junit.jupiter.api.Test;
 
 /** Every Fluss type, nested ones included, written from Arrow Java and read back unchanged. */
+@org.junit.jupiter.api.Tag(ServerTestBase.INTEROP_TAG)
 class DataTypesTest extends ServerTestBase {
 
   private static Field nested(String name, ArrowType type, List<Field> children) {
@@ -174,6 +175,11 @@ class DataTypesTest extends ServerTestBase {
     String name = createTable(db, primaryKey ? "all_pk" : "all_log", d.build());
     try (Table t = conn.table(name); VectorSchemaRoot src = sample(alloc())) {
       assertEquals(allTypes().getFields().size(), t.schema().getFields().size());
+      // The table's schema tells TIMESTAMP_LTZ (an instant: zone UTC) from TIMESTAMP.
+      assertEquals(new ArrowType.Timestamp(TimeUnit.MILLISECOND, "UTC"),
+          t.schema().findField("ltz").getType());
+      assertEquals(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null),
+          t.schema().findField("ts").getType());
       if (primaryKey) {
         t.upsert(src);
       } else {

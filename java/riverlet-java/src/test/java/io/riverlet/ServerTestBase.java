@@ -20,6 +20,9 @@ abstract class ServerTestBase {
   static Connection conn;
   static Admin admin;
 
+  /** The tag of the test classes that also pass against Apache Fluss (see run-interop.sh). */
+  static final String INTEROP_TAG = "interop";
+
   /** The external server's bootstrap address, or null for the embedded one. */
   static final String EXTERNAL_BOOTSTRAP = externalBootstrap();
 

@@ -11,6 +11,7 @@ import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag(ServerTestBase.INTEROP_TAG)
 class SubscriptionTest extends ServerTestBase {
 
   /** Polls until {@code n} rows arrived (or 200 polls passed); returns (type, offset, id). */

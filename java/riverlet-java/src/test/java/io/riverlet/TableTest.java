@@ -14,6 +14,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag(ServerTestBase.INTEROP_TAG)
 class TableTest extends ServerTestBase {
 
   private static List<List<Object>> sortedById(List<List<Object>> rows) {

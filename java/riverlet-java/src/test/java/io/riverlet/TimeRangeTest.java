@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * Commit-time windows {@code [start, end)} in every form the core accepts, on a log table and a
  * primary-key table written in three rounds with clock marks between them.
  */
+@org.junit.jupiter.api.Tag(ServerTestBase.INTEROP_TAG)
 class TimeRangeTest extends ServerTestBase {
   static String logTable;
   static String pkTable;

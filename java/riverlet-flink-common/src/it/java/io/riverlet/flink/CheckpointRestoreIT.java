@@ -16,21 +16,36 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * A streaming copy job (Fluss log table to Fluss log table) is stopped with a savepoint in the
- * middle of its input, more rows are written, and the job is restored: the target holds every
- * source row exactly once, so the source's checkpointed offsets lose and repeat nothing and the
- * sink flushes everything before the savepoint.
+ * Streaming copy jobs (Fluss log table to Fluss log table) are stopped with a savepoint while
+ * they read, rows are written while they are down, and they are restored (with another
+ * parallelism, so bucket splits move between readers): the target holds every source row
+ * exactly once. The source checkpoints one offset per bucket, the sink flushes before each
+ * savepoint, and the restored job is stopped with a savepoint too before the target is read, so
+ * a row read twice would show up as a duplicate.
  */
 class CheckpointRestoreIT extends FlinkTestBase {
 
-    private static StreamTableEnvironment checkpointedEnv(String restorePath) {
+    /**
+     * Identity that takes a little time per row, so a job is stopped while it still has rows to
+     * read (the assertions do not depend on how far it got).
+     */
+    public static final class Slow extends ScalarFunction {
+        private static final long serialVersionUID = 1L;
+
+        public Integer eval(Integer id) throws InterruptedException {
+            Thread.sleep(1);
+            return id;
+        }
+    }
+
+    private static StreamTableEnvironment checkpointedEnv(String restorePath, int parallelism) {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
-        see.setParallelism(2);
+        see.setParallelism(parallelism);
         see.enableCheckpointing(500);
         StreamTableEnvironment env = StreamTableEnvironment.create(
                 see, EnvironmentSettings.newInstance().inStreamingMode().build());
@@ -40,13 +55,20 @@ class CheckpointRestoreIT extends FlinkTestBase {
         env.executeSql("CREATE CATALOG `fluss_catalog` WITH ('type' = 'fluss', 'bootstrap.servers' = '"
                 + bootstrap() + "')");
         env.executeSql("USE CATALOG `fluss_catalog`");
+        env.createTemporarySystemFunction("slow", Slow.class);
         return env;
     }
 
-    private static void insertRange(TableEnvironment batch, int from, int to) {
-        StringBuilder sql = new StringBuilder("INSERT INTO ckpt_db.src VALUES ");
+    /** Inserts ids {@code [from, to)}; {@code partitionOf} names the partition of an id, or null. */
+    private static void insertRange(TableEnvironment batch, String table, int from, int to,
+            java.util.function.IntFunction<String> partitionOf) {
+        StringBuilder sql = new StringBuilder("INSERT INTO " + table + " VALUES ");
         for (int i = from; i < to; i++) {
-            sql.append(i == from ? "" : ", ").append("(").append(i).append(", 'v").append(i).append("')");
+            sql.append(i == from ? "" : ", ").append("(").append(i).append(", 'v").append(i).append("'");
+            if (partitionOf != null) {
+                sql.append(", '").append(partitionOf.apply(i)).append("'");
+            }
+            sql.append(")");
         }
         run(batch, sql.toString());
     }
@@ -58,6 +80,20 @@ class CheckpointRestoreIT extends FlinkTestBase {
         }
     }
 
+    private static String stop(JobClient job) throws Exception {
+        Path savepoints = Files.createTempDirectory("riverlet-savepoints");
+        return job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(120, TimeUnit.SECONDS);
+    }
+
+    private static List<String> ids(int n) {
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            expected.add("+I[" + i + "]");
+        }
+        return sorted(expected);
+    }
+
     @Test
     void stopAndRestoreLosesAndRepeatsNothing() throws Exception {
         TableEnvironment batch = batchEnv();
@@ -65,29 +101,51 @@ class CheckpointRestoreIT extends FlinkTestBase {
         run(batch, "CREATE TABLE ckpt_db.src (id INT, v STRING) WITH ('bucket.num' = '3')");
         run(batch, "CREATE TABLE ckpt_db.dst (id INT, v STRING) WITH ('bucket.num' = '2')");
         for (int chunk = 0; chunk < 10; chunk++) {
-            insertRange(batch, chunk * 100, chunk * 100 + 100);
+            insertRange(batch, "ckpt_db.src", chunk * 200, chunk * 200 + 200, null);
         }
-        String copy = "INSERT INTO ckpt_db.dst SELECT * FROM ckpt_db.src"
+        String copy = "INSERT INTO ckpt_db.dst SELECT slow(id), v FROM ckpt_db.src"
                 + " /*+ OPTIONS('scan.startup.mode' = 'earliest') */";
 
-        TableResult first = checkpointedEnv(null).executeSql(copy);
-        JobClient job = first.getJobClient().orElseThrow();
+        JobClient first = checkpointedEnv(null, 2).executeSql(copy).getJobClient().orElseThrow();
         waitUntil("the copy job to copy some rows", () -> count("ckpt_db.dst") > 0);
-        Path savepoints = Files.createTempDirectory("riverlet-savepoints");
-        String savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(),
-                SavepointFormatType.CANONICAL).get(120, TimeUnit.SECONDS);
+        // Rows appended while the job reads, then a stop in the middle.
+        insertRange(batch, "ckpt_db.src", 2000, 2500, null);
+        String savepoint = stop(first);
 
-        // Rows written while the job is down, then the job restored from its savepoint.
-        insertRange(batch, 1000, 1500);
-        TableResult second = checkpointedEnv(savepoint).executeSql(copy);
-        waitUntil("the restored job to copy every row", () -> count("ckpt_db.dst") >= 1500);
-        List<String> copied = rows(batch, "SELECT id FROM ckpt_db.dst");
-        second.getJobClient().orElseThrow().cancel().get(60, TimeUnit.SECONDS);
+        // Rows written while the job is down, then the job restored on three readers.
+        insertRange(batch, "ckpt_db.src", 2500, 3000, null);
+        JobClient second = checkpointedEnv(savepoint, 3).executeSql(copy).getJobClient().orElseThrow();
+        waitUntil("the restored job to copy every row", () -> count("ckpt_db.dst") >= 3000);
+        stop(second);
 
-        List<String> expected = new ArrayList<>();
-        for (int i = 0; i < 1500; i++) {
-            expected.add("+I[" + i + "]");
-        }
-        assertEquals(sorted(expected), copied);
+        assertEquals(ids(3000), rows(batch, "SELECT id FROM ckpt_db.dst"));
+    }
+
+    @Test
+    void restoredJobResumesEveryPartitionAndFindsNewOnes() throws Exception {
+        TableEnvironment batch = batchEnv();
+        run(batch, "CREATE DATABASE IF NOT EXISTS ckpt_db");
+        run(batch, "CREATE TABLE ckpt_db.psrc (id INT, v STRING, dt STRING) PARTITIONED BY (dt)"
+                + " WITH ('bucket.num' = '2')");
+        run(batch, "CREATE TABLE ckpt_db.pdst (id INT, v STRING) WITH ('bucket.num' = '2')");
+        run(batch, "ALTER TABLE ckpt_db.psrc ADD PARTITION (dt = 'd0')");
+        run(batch, "ALTER TABLE ckpt_db.psrc ADD PARTITION (dt = 'd1')");
+        insertRange(batch, "ckpt_db.psrc", 0, 1000, i -> "d" + (i % 2));
+        String copy = "INSERT INTO ckpt_db.pdst SELECT slow(id), v FROM ckpt_db.psrc"
+                + " /*+ OPTIONS('scan.startup.mode' = 'earliest',"
+                + " 'scan.partition.discovery.interval' = '500ms') */";
+
+        JobClient first = checkpointedEnv(null, 2).executeSql(copy).getJobClient().orElseThrow();
+        waitUntil("the copy job to copy some rows", () -> count("ckpt_db.pdst") > 0);
+        String savepoint = stop(first);
+
+        // While the job is down: more rows in the old partitions, and a new partition.
+        run(batch, "ALTER TABLE ckpt_db.psrc ADD PARTITION (dt = 'd2')");
+        insertRange(batch, "ckpt_db.psrc", 1000, 1600, i -> "d" + (i % 3));
+        JobClient second = checkpointedEnv(savepoint, 3).executeSql(copy).getJobClient().orElseThrow();
+        waitUntil("the restored job to copy every row", () -> count("ckpt_db.pdst") >= 1600);
+        stop(second);
+
+        assertEquals(ids(1600), rows(batch, "SELECT id FROM ckpt_db.pdst"));
     }
 }

@@ -11,13 +11,42 @@ import org.junit.jupiter.api.Test;
 class SparkDataTypesTest extends SparkTestBase {
 
   /**
-   * The guide's statements as written. Disabled until two fixes land in the JVM binding (see
-   * the lead's notes): a top-level STRUCT column of a log read arrives without its children
-   * ("should have as many children as in the schema: found 0 expected 2"), and TIMESTAMP_LTZ
-   * columns are described as timestamps without a zone, so Spark sees TIMESTAMP_NTZ.
+   * The guide's table without its STRUCT column: TIMESTAMP_LTZ is Spark's TIMESTAMP (the
+   * binding's table schema marks LTZ columns), TIMESTAMP is TIMESTAMP_NTZ.
    */
   @Test
-  @org.junit.jupiter.api.Disabled("JVM binding: top-level STRUCT export, TIMESTAMP_LTZ schema")
+  void allTypesOfTheGuideButStruct() {
+    sql("CREATE TABLE all_types_no_struct (id INT, flag BOOLEAN, small SHORT, value INT, "
+        + "big BIGINT, real FLOAT, amount DOUBLE, name STRING, decimal_val DECIMAL(10, 2), "
+        + "date_val DATE, timestamp_ntz_val TIMESTAMP_NTZ, timestamp_ltz_val TIMESTAMP_LTZ, "
+        + "arr ARRAY<INT>)");
+    sql("INSERT INTO all_types_no_struct VALUES (1, true, 100, 1000, 10000, 12.34, 56.78, "
+        + "'string_val', 123.45, DATE '2026-01-01', TIMESTAMP_NTZ '2026-01-01 12:00:00', "
+        + "TIMESTAMP '2026-01-01 12:00:00', ARRAY(1, 2, 3)), "
+        + "(2, false, 200, 2000, 20000, 23.45, 67.89, 'another_str', 223.45, "
+        + "DATE '2026-01-02', TIMESTAMP_NTZ '2026-01-02 12:00:00', TIMESTAMP '2026-01-02 12:00:00', "
+        + "ARRAY(4, 5, 6))");
+    assertEquals(
+        list(
+            "[1,true,100,1000,10000,12.34,56.78,string_val,123.45,2026-01-01,"
+                + "2026-01-01T12:00,2026-01-01 12:00:00.0,[1, 2, 3]]",
+            "[2,false,200,2000,20000,23.45,67.89,another_str,223.45,2026-01-02,"
+                + "2026-01-02T12:00,2026-01-02 12:00:00.0,[4, 5, 6]]"),
+        rows("SELECT * FROM all_types_no_struct ORDER BY id"));
+    StructType schema = sql("SELECT * FROM all_types_no_struct").schema();
+    assertEquals(DataTypes.TimestampType, schema.apply("timestamp_ltz_val").dataType());
+    assertTrue(schema.apply("timestamp_ntz_val").dataType().sameType(DataTypes.TimestampNTZType));
+  }
+
+  /**
+   * The guide's statements as written. Still disabled: a top-level STRUCT column fails in the
+   * Spark read path ("not all nodes and buffers were consumed" on Arrow 12 when the reader loads
+   * a batch into its root: the root's StructVector has lost its children). The core returns
+   * the column whole (core/tests/read_request.rs top_level_row_column_reads_with_its_children)
+   * and the Java API reads it with Arrow 12 and 18 outside Spark; TIMESTAMP_LTZ is fixed.
+   */
+  @Test
+  @org.junit.jupiter.api.Disabled("Spark read path: root StructVector loses its children")
   void allTypesOfTheGuide() {
     sql("CREATE TABLE all_types_table (id INT, flag BOOLEAN, small SHORT, value INT, big BIGINT, "
         + "real FLOAT, amount DOUBLE, name STRING, decimal_val DECIMAL(10, 2), date_val DATE, "

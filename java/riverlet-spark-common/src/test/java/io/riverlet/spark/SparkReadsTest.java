@@ -44,6 +44,27 @@ class SparkReadsTest extends SparkTestBase {
   }
 
   @Test
+  void oneInputPartitionPerBucketOfEachPartition() {
+    sql("CREATE TABLE bucketed (id INT, dt STRING) PARTITIONED BY (dt) "
+        + "TBLPROPERTIES ('bucket.num' = '3')");
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < 60; i++) {
+      values.append(i == 0 ? "" : ", ").append("(").append(i).append(", '")
+          .append(i % 2 == 0 ? "2026-01-01" : "2026-01-02").append("')");
+    }
+    sql("INSERT INTO bucketed VALUES " + values);
+    // 2 partitions x 3 buckets; each input partition reads only its bucket: every row once.
+    assertEquals(6, sql("SELECT * FROM bucketed").rdd().getNumPartitions());
+    assertEquals(3,
+        sql("SELECT * FROM bucketed WHERE dt = '2026-01-02'").rdd().getNumPartitions());
+    java.util.List<String> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      expected.add("[" + i + "]");
+    }
+    assertEquals(expected, rows("SELECT id FROM bucketed ORDER BY id"));
+  }
+
+  @Test
   void logTableProjection() {
     String q = "SELECT address, item_id FROM log_table ORDER BY order_id";
     assertEquals(

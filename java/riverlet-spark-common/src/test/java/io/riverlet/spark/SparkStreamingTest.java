@@ -37,25 +37,9 @@ class SparkStreamingTest extends SparkTestBase {
     return rows(spark().read().parquet(out.toString()).orderBy("id"));
   }
 
-  /**
-   * Micro-batches resume each bucket at an offset: skipped (not failed) while the native
-   * library cannot subscribe from a position.
-   */
-  private void assumePositionSubscriptions(String table) {
-    try (io.riverlet.Table t = connection().table(db + "." + table);
-        io.riverlet.Subscription s = t.subscribe(io.riverlet.SubscribeOptions.fromPosition(
-            new io.riverlet.SubscriptionPosition(
-                List.of(new io.riverlet.BucketOffset(null, 0, 0L)))).buckets(0).build())) {
-      s.schema();
-    } catch (io.riverlet.UnsupportedException e) {
-      org.junit.jupiter.api.Assumptions.assumeTrue(false, e.getMessage());
-    }
-  }
-
   @Test
   void latestThenRestartFromCheckpoint() throws Exception {
     sql("CREATE TABLE events (id BIGINT, what STRING) TBLPROPERTIES ('bucket.num' = '2')");
-    assumePositionSubscriptions("events");
     sql("INSERT INTO events VALUES (1, 'before the query')");
     sql("SET spark.sql.fluss.scan.startup.mode=latest");
     Path checkpoint = Files.createTempDirectory("riverlet-stream-ckpt");

@@ -41,7 +41,7 @@ public final class EnumeratorState {
 
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override
@@ -62,8 +62,8 @@ public final class EnumeratorState {
 
         @Override
         public EnumeratorState deserialize(int version, byte[] serialized) throws IOException {
-            if (version != 1) {
-                throw new IOException("unknown enumerator state version " + version);
+            if (version != 2) {
+                throw new IOException("unknown enumerator state version " + version + " (expected 2)");
             }
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
                 int n = in.readInt();

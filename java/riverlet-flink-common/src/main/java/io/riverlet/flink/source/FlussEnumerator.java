@@ -23,19 +23,6 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
  */
 public final class FlussEnumerator implements SplitEnumerator<FlussSplit, EnumeratorState> {
 
-    /**
-     * Bounded reads plan one split per bucket once the core reads single buckets of a table
-     * (ReadOptions.buckets); until then one split per partition reads all its buckets.
-     */
-    static final boolean BOUNDED_SPLIT_PER_BUCKET = false;
-
-    /**
-     * Streaming reads plan one split per bucket once the Java API subscribes to single buckets
-     * and resumes at a position; until then one split per partition (or table) subscribes to
-     * all its buckets and checkpoints the subscription's position.
-     */
-    static final boolean STREAMING_SPLIT_PER_BUCKET = false;
-
     private final SplitEnumeratorContext<FlussSplit> context;
     private final ReadSpec spec;
     private final Set<String> assigned;
@@ -71,20 +58,6 @@ public final class FlussEnumerator implements SplitEnumerator<FlussSplit, Enumer
         if (spec.countOnly) {
             // One split computes the count.
             addSplits(Collections.singletonList(new FlussSplit(null, null, 0, 0)));
-        } else if (spec.bounded && !BOUNDED_SPLIT_PER_BUCKET) {
-            // One split per partition (or for the whole table), reading every bucket.
-            if (!spec.partitioned) {
-                addSplits(Collections.singletonList(new FlussSplit(null, null, FlussSplit.ALL_BUCKETS, 0)));
-            } else {
-                List<FlussSplit> splits = new ArrayList<>();
-                for (PartitionInfo p : listPartitions()) {
-                    splits.add(new FlussSplit(p.id(), p.name(), FlussSplit.ALL_BUCKETS, 0));
-                }
-                addSplits(splits);
-            }
-        } else if (!spec.partitioned && !STREAMING_SPLIT_PER_BUCKET) {
-            addSplits(Collections.singletonList(
-                    new FlussSplit(null, null, FlussSplit.ALL_BUCKETS, initialOffset())));
         } else if (!spec.partitioned) {
             List<FlussSplit> splits = new ArrayList<>();
             for (int b = 0; b < bucketCount; b++) {
@@ -136,12 +109,6 @@ public final class FlussEnumerator implements SplitEnumerator<FlussSplit, Enumer
 
     private List<FlussSplit> splitsOf(List<PartitionInfo> partitions, long offset) {
         List<FlussSplit> splits = new ArrayList<>();
-        if (!STREAMING_SPLIT_PER_BUCKET) {
-            for (PartitionInfo p : partitions) {
-                splits.add(new FlussSplit(p.id(), p.name(), FlussSplit.ALL_BUCKETS, offset));
-            }
-            return splits;
-        }
         for (PartitionInfo p : partitions) {
             for (int b = 0; b < bucketCount; b++) {
                 splits.add(new FlussSplit(p.id(), p.name(), b, offset));

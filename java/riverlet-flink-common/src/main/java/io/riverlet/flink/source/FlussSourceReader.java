@@ -42,6 +42,7 @@ import org.apache.flink.types.RowKind;
 public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
 
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    private static final Duration MIN_POLL_TIMEOUT = Duration.ofMillis(5);
 
     /** Rows of one split, and the offset its read resumes at after them. */
     private static final class Fetch {
@@ -50,8 +51,6 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         final long nextOffset;
         final boolean finished;
         final Throwable error;
-        /** For splits of all buckets: the subscription position after these rows. */
-        String nextPosition;
 
         Fetch(String splitId, List<RowData> rows, long nextOffset, boolean finished, Throwable error) {
             this.splitId = splitId;
@@ -133,9 +132,6 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         if (s != null) {
             if (f.nextOffset != Long.MIN_VALUE) {
                 s.split = s.split.withOffset(f.nextOffset);
-            }
-            if (f.nextPosition != null) {
-                s.split = s.split.withPosition(f.nextPosition);
             }
             if (f.finished) {
                 synchronized (lock) {
@@ -303,10 +299,7 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
             return;
         }
         if (s.scan == null) {
-            ReadOptions.Builder b = readOptions(split);
-            if (split.bucket() != FlussSplit.ALL_BUCKETS) {
-                b.buckets(split.bucket());
-            }
+            ReadOptions.Builder b = readOptions(split).buckets(split.bucket());
             if (split.partitionName() != null) {
                 b.partitions(split.partitionName());
             }
@@ -346,8 +339,7 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
 
     private void fetchStreaming(ActiveSplit s) throws Exception {
         FlussSplit split = s.split;
-        boolean snapshotPending = split.offset() == FlussSplit.FROM_SNAPSHOT && !s.snapshotFetched
-                && split.position() == null;
+        boolean snapshotPending = split.offset() == FlussSplit.FROM_SNAPSHOT && !s.snapshotFetched;
         if (s.subscription == null) {
             s.subscription = table.subscribe(subscribeOptions(split));
             if (!snapshotPending) {
@@ -355,7 +347,7 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
                 enqueue(positionFetch(s, split, Collections.emptyList()));
             }
         }
-        List<ChangeBatch> batches = s.subscription.poll(POLL_TIMEOUT);
+        List<ChangeBatch> batches = s.subscription.poll(pollTimeout());
         List<RowData> rows = new ArrayList<>();
         try {
             for (ChangeBatch b : batches) {
@@ -373,24 +365,33 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         }
     }
 
-    /** A fetch of {@code rows} that moves the split to the subscription's current position. */
-    private static Fetch positionFetch(ActiveSplit s, FlussSplit split, List<RowData> rows) {
-        SubscriptionPosition pos = s.subscription.position();
-        if (split.bucket() == FlussSplit.ALL_BUCKETS) {
-            // Offsets become positions: the FROM_* marker no longer applies.
-            Fetch f = new Fetch(split.splitId(), rows, 0, false, null);
-            f.nextPosition = pos.toString();
-            return f;
+    /**
+     * How long one split's poll waits: the fetcher polls its splits in turn, so an idle reader
+     * of many buckets still gets around all of them about every {@link #POLL_TIMEOUT}.
+     */
+    private Duration pollTimeout() {
+        int n;
+        synchronized (lock) {
+            n = Math.max(1, splits.size());
         }
-        return new Fetch(split.splitId(), rows, pos.offset(split.partitionId(), split.bucket()), false, null);
+        return POLL_TIMEOUT.dividedBy(n).compareTo(MIN_POLL_TIMEOUT) < 0
+                ? MIN_POLL_TIMEOUT : POLL_TIMEOUT.dividedBy(n);
     }
 
+    /** A fetch of {@code rows} that moves the split to its bucket's next offset after them. */
+    private static Fetch positionFetch(ActiveSplit s, FlussSplit split, List<RowData> rows) {
+        long next = s.subscription.position().offset(split.partitionId(), split.bucket());
+        if (next < 0) {
+            throw new IllegalStateException("the subscription to " + split + " has no position for its bucket");
+        }
+        return new Fetch(split.splitId(), rows, next, false, null);
+    }
+
+    /** The subscription of one split: its bucket only, from its offset or start marker. */
     private SubscribeOptions subscribeOptions(FlussSplit split) {
         SubscribeOptions.Builder b;
         long offset = split.offset();
-        if (split.position() != null) {
-            b = SubscribeOptions.fromPosition(SubscriptionPosition.parse(split.position()));
-        } else if (offset >= 0 && split.bucket() != FlussSplit.ALL_BUCKETS) {
+        if (offset >= 0) {
             b = SubscribeOptions.fromPosition(new SubscriptionPosition(Collections.singletonList(
                     new BucketOffset(split.partitionId(), split.bucket(), offset))));
         } else if (offset == FlussSplit.FROM_SNAPSHOT) {
@@ -410,13 +411,9 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
                     break;
             }
         }
-        if (split.position() == null && (offset < 0 || split.bucket() == FlussSplit.ALL_BUCKETS)) {
-            if (split.bucket() != FlussSplit.ALL_BUCKETS) {
-                b.buckets(split.bucket());
-            }
-            if (split.partitionName() != null) {
-                b.partitions(split.partitionName());
-            }
+        b.buckets(split.bucket());
+        if (split.partitionName() != null) {
+            b.partitions(split.partitionName());
         }
         List<String> cols = spec.fetchedColumns();
         if (!cols.isEmpty()) {

@@ -6,8 +6,9 @@ import org.apache.flink.api.connector.source.SourceSplit;
 
 /**
  * One bucket of a table (of one partition, for partitioned tables) and where its read
- * resumes. The offset is a log offset once known, or one of the start markers below, which the
- * reader resolves when it first subscribes to the bucket.
+ * resumes. The offset is the bucket's next log offset once known, or one of the start markers
+ * below, which the reader resolves when it first subscribes to the bucket (and checkpoints as
+ * an offset from then on).
  */
 public final class FlussSplit implements SourceSplit {
 
@@ -18,35 +19,16 @@ public final class FlussSplit implements SourceSplit {
     /** Start at the earliest retained offset (partitions created while streaming). */
     public static final long FROM_EARLIEST = -3;
 
-    /** The bucket of a bounded split that reads every bucket (of its partition). */
-    public static final int ALL_BUCKETS = -1;
-
     private final Long partitionId;
     private final String partitionName;
     private final int bucket;
     private final long offset;
-    /** For a split of all buckets: the subscription position (text form) to resume at. */
-    private final String position;
 
     public FlussSplit(Long partitionId, String partitionName, int bucket, long offset) {
-        this(partitionId, partitionName, bucket, offset, null);
-    }
-
-    public FlussSplit(Long partitionId, String partitionName, int bucket, long offset, String position) {
         this.partitionId = partitionId;
         this.partitionName = partitionName;
         this.bucket = bucket;
         this.offset = offset;
-        this.position = position;
-    }
-
-    public String position() {
-        return position;
-    }
-
-    /** This split (of all buckets) resuming at {@code newPosition}. */
-    public FlussSplit withPosition(String newPosition) {
-        return new FlussSplit(partitionId, partitionName, bucket, offset, newPosition);
     }
 
     /** The id of the split of a bucket: stable across checkpoints. */
@@ -77,7 +59,7 @@ public final class FlussSplit implements SourceSplit {
 
     /** This split resuming at {@code newOffset}. */
     public FlussSplit withOffset(long newOffset) {
-        return new FlussSplit(partitionId, partitionName, bucket, newOffset, position);
+        return new FlussSplit(partitionId, partitionName, bucket, newOffset);
     }
 
     @Override
@@ -87,18 +69,17 @@ public final class FlussSplit implements SourceSplit {
         }
         FlussSplit s = (FlussSplit) o;
         return bucket == s.bucket && offset == s.offset && Objects.equals(partitionId, s.partitionId)
-                && Objects.equals(partitionName, s.partitionName) && Objects.equals(position, s.position);
+                && Objects.equals(partitionName, s.partitionName);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(partitionId, partitionName, bucket, offset, position);
+        return Objects.hash(partitionId, partitionName, bucket, offset);
     }
 
     @Override
     public String toString() {
         return "FlussSplit{" + (partitionName == null ? "" : "partition=" + partitionName + ", ")
-                + "bucket=" + bucket + ", offset=" + offset
-                + (position == null ? "" : ", position=" + position) + "}";
+                + "bucket=" + bucket + ", offset=" + offset + "}";
     }
 }

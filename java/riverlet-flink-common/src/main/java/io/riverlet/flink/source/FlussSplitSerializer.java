@@ -13,7 +13,8 @@ public final class FlussSplitSerializer implements SimpleVersionedSerializer<Flu
 
     public static final FlussSplitSerializer INSTANCE = new FlussSplitSerializer();
 
-    private static final int VERSION = 1;
+    /** Version 2: one bucket per split (version 1 splits could span all buckets). */
+    private static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -37,10 +38,6 @@ public final class FlussSplitSerializer implements SimpleVersionedSerializer<Flu
         }
         out.writeInt(split.bucket());
         out.writeLong(split.offset());
-        out.writeBoolean(split.position() != null);
-        if (split.position() != null) {
-            out.writeUTF(split.position());
-        }
     }
 
     static FlussSplit read(DataInputStream in) throws IOException {
@@ -52,14 +49,14 @@ public final class FlussSplitSerializer implements SimpleVersionedSerializer<Flu
         }
         int bucket = in.readInt();
         long offset = in.readLong();
-        String position = in.readBoolean() ? in.readUTF() : null;
-        return new FlussSplit(pid, pname, bucket, offset, position);
+        return new FlussSplit(pid, pname, bucket, offset);
     }
 
     @Override
     public FlussSplit deserialize(int version, byte[] serialized) throws IOException {
         if (version != VERSION) {
-            throw new IOException("unknown FlussSplit serializer version " + version);
+            throw new IOException("unknown FlussSplit serializer version " + version + " (expected "
+                    + VERSION + "; splits of version 1, which could span all buckets, cannot be restored)");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
             return read(in);

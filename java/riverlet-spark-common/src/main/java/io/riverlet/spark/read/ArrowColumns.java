@@ -58,9 +58,25 @@ public final class ArrowColumns {
   /** A Spark column over {@code vector}, read as {@code type}. */
   public static ColumnVector wrap(FieldVector vector, DataType type) {
     if (sparkReads(vector)) {
-      return new ArrowColumnVector(vector);
+      return new Borrowed(vector);
     }
     return new Converting(vector, type);
+  }
+
+  /**
+   * Spark's vector over a vector of the reader's root, which stays the root's: closing a
+   * ColumnarBatch would otherwise close the root's vectors, and a closed StructVector drops its
+   * children, so the reader could not load the next batch into it.
+   */
+  static final class Borrowed extends ArrowColumnVector {
+    Borrowed(ValueVector vector) {
+      super(vector);
+    }
+
+    @Override
+    public void close() {
+      // The vectors belong to the reader's VectorSchemaRoot, which closes them.
+    }
   }
 
   /** Whether Spark's ArrowColumnVector reads this vector and all its children. */

@@ -3,7 +3,6 @@ package io.riverlet.spark.read;
 import io.riverlet.Admin;
 import io.riverlet.PartitionInfo;
 import io.riverlet.TableInfo;
-import io.riverlet.spark.CoreFeatures;
 import io.riverlet.spark.RiverletTable;
 import io.riverlet.spark.WindowCheck;
 import java.util.ArrayList;
@@ -135,10 +134,9 @@ final class RiverletScan implements Scan, Batch {
       parts = new ArrayList<>();
       parts.add(null);
     }
-    boolean perBucket =
-        !countStar && CoreFeatures.bucketReads(table.spec(), spec.table, spec.columns);
     for (String part : parts) {
-      if (countStar || !perBucket) {
+      if (countStar) {
+        // The core counts a whole partition (or table) at once.
         splits.add(new BucketSplit(table.spec(), spec, part, -1));
         continue;
       }
