@@ -59,10 +59,6 @@ run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh
 # Python: the riverlet package (its own virtualenv .venv) and the official client's interop
 # suite (pyfluss pins pandas 3, so it gets .venv-interop).
 run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
-# Crash safety: kill -9 of `riverlet serve` during acknowledged writes, 2 short cycles (the full
-# 20-cycle run and its last result are in RELIABILITY.md).
-run_suite "kill -9 crash safety (2 cycles)" \
-  "$ROOT/.venv/bin/python" tests/reliability/kill9.py --cycles 2 --server "$ROOT/target/debug/riverlet"
 run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
