@@ -134,9 +134,13 @@ t0=$SECONDS
 java_reports="$ROOT/java/riverlet-java/target/surefire-reports"
 rm -rf "$java_reports" # counted below: only this run's reports
 say "running the Java API's tests ($java_tests) against $FLUSS_BOOTSTRAP"
+# The JNI library of the workspace build is reused when there is one (a per-package cargo build
+# would compile the dependency tree again with other features); without one, Maven runs cargo.
+cargo_skip=false
+[ -f "${CARGO_TARGET_DIR:-$ROOT/target}/debug/libriverlet_jni.so" ] && cargo_skip=true
 RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" timeout "$TIMEOUT" \
   mvn -T1 -B -q -f java/pom.xml -pl riverlet-java test -Driverlet.cargo.profile=dev \
-  -Driverlet.cargo.skip=true -Dtest="$java_tests" \
+  -Driverlet.cargo.skip="$cargo_skip" -Dtest="$java_tests" \
   2>&1 | tee "$java_log"
 java_rc=${PIPESTATUS[0]}
 cp -r "$java_reports" "$WORKDIR/java-reports" 2>/dev/null
