@@ -272,29 +272,6 @@ fn fix_kv_crc(mut b: Vec<u8>) -> Vec<u8> {
     b
 }
 
-async fn put(conn: &ServerConnection, tid: i64, batch: Vec<u8>) -> Result<i64, (i32, String)> {
-    let r = conn
-        .request(&PutKvRequest {
-            acks: -1,
-            table_id: tid,
-            timeout_ms: 10_000,
-            target_columns: vec![],
-            buckets_req: vec![PbPutKvReqForBucket {
-                partition_id: None,
-                bucket_id: 0,
-                records: batch.into(),
-            }],
-            agg_mode: None,
-        })
-        .await
-        .unwrap();
-    let b = &r.buckets_resp[0];
-    match b.error_code {
-        Some(c) if c != 0 => Err((c, b.error_message.clone().unwrap_or_default())),
-        _ => Ok(b.log_end_offset.unwrap()),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_kv_batches_are_rejected_and_state_is_untouched() {
     let dir = tempfile::tempdir().unwrap();
@@ -302,7 +279,13 @@ async fn hostile_kv_batches_are_rejected_and_state_is_untouched() {
     let conn = connect(&srv.bootstrap_servers()).await;
     let tid = create_table(&conn, "hostile_kv", pk_schema(), 1, &[]).await;
     assert_eq!(
-        put(&conn, tid, kv_batch(&[(key(1), Some(pk_row(1, "a")))])).await,
+        put_kv(
+            &conn,
+            tid,
+            kv_batch(&[(key(1), Some(pk_row(1, "a")))]),
+            vec![]
+        )
+        .await,
         Ok(1)
     );
 
@@ -384,7 +367,7 @@ async fn hostile_kv_batches_are_rejected_and_state_is_untouched() {
         ),
     ];
     for (what, batch, code) in cases {
-        match put(&conn, tid, batch).await {
+        match put_kv(&conn, tid, batch, vec![]).await {
             Ok(leo) => panic!("{what}: accepted (log end offset {leo})"),
             Err((c, msg)) => assert_eq!(
                 c,
@@ -396,7 +379,7 @@ async fn hostile_kv_batches_are_rejected_and_state_is_untouched() {
         }
     }
     // The changelog did not move: the valid write is offset 1.
-    assert_eq!(put(&conn, tid, good()).await, Ok(2));
+    assert_eq!(put_kv(&conn, tid, good(), vec![]).await, Ok(2));
     let r = conn
         .request(&LookupRequest {
             table_id: tid,

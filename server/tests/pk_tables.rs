@@ -38,34 +38,6 @@ fn kv_batch(records: &[(i32, Option<Vec<u8>>)], writer: i64, seq: i32) -> Vec<u8
     b.build(writer, seq)
 }
 
-async fn put(
-    conn: &ServerConnection,
-    tid: i64,
-    batch: Vec<u8>,
-    target: Vec<i32>,
-) -> Result<i64, (i32, String)> {
-    let r = conn
-        .request(&PutKvRequest {
-            acks: -1,
-            table_id: tid,
-            timeout_ms: 10_000,
-            target_columns: target,
-            buckets_req: vec![PbPutKvReqForBucket {
-                partition_id: None,
-                bucket_id: 0,
-                records: batch.into(),
-            }],
-            agg_mode: None,
-        })
-        .await
-        .unwrap();
-    let b = &r.buckets_resp[0];
-    match b.error_code {
-        Some(c) if c != 0 => Err((c, b.error_message.clone().unwrap_or_default())),
-        _ => Ok(b.log_end_offset.unwrap()),
-    }
-}
-
 async fn lookup(conn: &ServerConnection, tid: i64, schema: &Schema, k: i32) -> Option<Vec<Datum>> {
     let r = conn
         .request(&LookupRequest {
@@ -132,7 +104,7 @@ async fn changelog_lookup_and_scans() {
     let tid = create_table(&conn, "pk", sc.clone(), 1, &[]).await;
     let r = |id, name: &str| Some(row(&sc, vec![Datum::Int(id), s(name)]));
     assert_eq!(
-        put(
+        put_kv(
             &conn,
             tid,
             kv_batch(&[(1, r(1, "a")), (2, r(2, "b"))], -1, -1),
@@ -143,27 +115,27 @@ async fn changelog_lookup_and_scans() {
         2
     );
     assert_eq!(
-        put(&conn, tid, kv_batch(&[(1, r(1, "a2"))], -1, -1), vec![])
+        put_kv(&conn, tid, kv_batch(&[(1, r(1, "a2"))], -1, -1), vec![])
             .await
             .unwrap(),
         4
     );
     assert_eq!(
-        put(&conn, tid, kv_batch(&[(2, None)], -1, -1), vec![])
+        put_kv(&conn, tid, kv_batch(&[(2, None)], -1, -1), vec![])
             .await
             .unwrap(),
         5
     );
     // deleting a missing key changes nothing but still takes one (empty) batch offset, as Fluss
     assert_eq!(
-        put(&conn, tid, kv_batch(&[(3, None)], -1, -1), vec![])
+        put_kv(&conn, tid, kv_batch(&[(3, None)], -1, -1), vec![])
             .await
             .unwrap(),
         6
     );
     // a key deleted then re-inserted in one batch
     assert_eq!(
-        put(
+        put_kv(
             &conn,
             tid,
             kv_batch(&[(4, r(4, "x")), (4, None), (4, r(4, "y"))], -1, -1),
@@ -285,11 +257,11 @@ async fn partial_update_keeps_other_columns() {
         .unwrap();
     let tid = create_table(&conn, "partial", sc.clone(), 1, &[]).await;
     let full = row(&sc, vec![Datum::Int(1), s("a1"), s("b1")]);
-    put(&conn, tid, kv_batch(&[(1, Some(full))], -1, -1), vec![])
+    put_kv(&conn, tid, kv_batch(&[(1, Some(full))], -1, -1), vec![])
         .await
         .unwrap();
     let only_b = row(&sc, vec![Datum::Int(1), Datum::Null, s("b2")]);
-    put(
+    put_kv(
         &conn,
         tid,
         kv_batch(&[(1, Some(only_b.clone()))], -1, -1),
@@ -302,7 +274,7 @@ async fn partial_update_keeps_other_columns() {
         Some(vec![Datum::Int(1), s("a1"), s("b2")])
     );
     // the key must be among the target columns
-    let e = put(&conn, tid, kv_batch(&[(1, Some(only_b))], -1, -1), vec![2])
+    let e = put_kv(&conn, tid, kv_batch(&[(1, Some(only_b))], -1, -1), vec![2])
         .await
         .unwrap_err();
     assert_eq!(e.0, codes::INVALID_TARGET_COLUMN, "{}", e.1);
@@ -325,7 +297,7 @@ async fn merge_engines_and_delete_behaviors() {
         &[("table.merge-engine", "first_row")],
     )
     .await;
-    put(
+    put_kv(
         &conn,
         fr,
         kv_batch(
@@ -364,7 +336,7 @@ async fn merge_engines_and_delete_behaviors() {
     )
     .await;
     let v = |ver| Some(row(&vs, vec![Datum::Int(1), Datum::BigInt(ver)]));
-    put(
+    put_kv(
         &conn,
         vt,
         kv_batch(&[(1, v(5)), (1, v(3)), (1, v(7))], -1, -1),
@@ -385,10 +357,10 @@ async fn merge_engines_and_delete_behaviors() {
         &[("table.delete.behavior", "disable")],
     )
     .await;
-    put(&conn, dt, kv_batch(&[(1, r(1, "x"))], -1, -1), vec![])
+    put_kv(&conn, dt, kv_batch(&[(1, r(1, "x"))], -1, -1), vec![])
         .await
         .unwrap();
-    let e = put(&conn, dt, kv_batch(&[(1, None)], -1, -1), vec![])
+    let e = put_kv(&conn, dt, kv_batch(&[(1, None)], -1, -1), vec![])
         .await
         .unwrap_err();
     assert_eq!(e.0, codes::DELETION_DISABLED_EXCEPTION);
@@ -430,7 +402,7 @@ async fn merge_engines_and_delete_behaviors() {
     }
     // log tables refuse PutKv
     let lt = create_table(&conn, "logt", log_schema(), 1, &[]).await;
-    let e = put(&conn, lt, kv_batch(&[(1, r(1, "x"))], -1, -1), vec![])
+    let e = put_kv(&conn, lt, kv_batch(&[(1, r(1, "x"))], -1, -1), vec![])
         .await
         .unwrap_err();
     assert_eq!(e.0, codes::NON_PRIMARY_KEY_TABLE_EXCEPTION);
@@ -450,14 +422,14 @@ async fn idempotent_put_kv() {
         .unwrap()
         .writer_id;
     let b0 = kv_batch(&[(1, Some(row(&sc, vec![Datum::Int(1), s("a")])))], w, 0);
-    assert_eq!(put(&conn, tid, b0.clone(), vec![]).await.unwrap(), 1);
+    assert_eq!(put_kv(&conn, tid, b0.clone(), vec![]).await.unwrap(), 1);
     let b1 = kv_batch(&[(1, Some(row(&sc, vec![Datum::Int(1), s("b")])))], w, 1);
-    assert_eq!(put(&conn, tid, b1.clone(), vec![]).await.unwrap(), 3);
+    assert_eq!(put_kv(&conn, tid, b1.clone(), vec![]).await.unwrap(), 3);
     // retries change nothing
-    assert_eq!(put(&conn, tid, b0, vec![]).await.unwrap(), 1);
-    assert_eq!(put(&conn, tid, b1, vec![]).await.unwrap(), 3);
+    assert_eq!(put_kv(&conn, tid, b0, vec![]).await.unwrap(), 1);
+    assert_eq!(put_kv(&conn, tid, b1, vec![]).await.unwrap(), 3);
     assert_eq!(changelog(&conn, tid, &sc).await.len(), 2);
-    let e = put(&conn, tid, kv_batch(&[(2, None)], w, 9), vec![])
+    let e = put_kv(&conn, tid, kv_batch(&[(2, None)], w, 9), vec![])
         .await
         .unwrap_err();
     assert_eq!(e.0, codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
@@ -474,7 +446,7 @@ async fn pk_state_survives_clean_restart_and_sigkill() {
         let srv = start(config(dir.path()));
         let conn = connect(&srv.bootstrap_servers()).await;
         tid = create_table(&conn, "dur", sc.clone(), 1, &[]).await;
-        put(
+        put_kv(
             &conn,
             tid,
             kv_batch(&[(1, r(1, "a")), (2, r(2, "b"))], -1, -1),
@@ -491,7 +463,7 @@ async fn pk_state_survives_clean_restart_and_sigkill() {
         lookup(&conn, tid, &sc, 2).await,
         Some(vec![Datum::Int(2), s("b")])
     );
-    put(
+    put_kv(
         &conn,
         tid,
         kv_batch(&[(1, r(1, "a2")), (2, None), (3, r(3, "c"))], -1, -1),
@@ -516,7 +488,7 @@ async fn pk_state_survives_clean_restart_and_sigkill() {
     assert_eq!(changelog(&conn, tid, &sc).await.len(), 2);
     // new writes continue the changelog
     assert_eq!(
-        put(&conn, tid, kv_batch(&[(3, None)], -1, -1), vec![])
+        put_kv(&conn, tid, kv_batch(&[(3, None)], -1, -1), vec![])
             .await
             .unwrap(),
         7

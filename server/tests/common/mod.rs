@@ -320,3 +320,33 @@ pub fn spawn_server_binary(data_dir: &std::path::Path) -> (std::process::Child, 
         .to_string();
     (child, bootstrap)
 }
+
+/// Sends one KV batch to bucket 0 of table `tid` (`target`: the partial-update columns, empty for
+/// whole rows) and returns the bucket's log end offset or its (error code, message).
+pub async fn put_kv(
+    conn: &ServerConnection,
+    tid: i64,
+    batch: Vec<u8>,
+    target: Vec<i32>,
+) -> Result<i64, (i32, String)> {
+    let r = conn
+        .request(&riverlet::proto::PutKvRequest {
+            acks: -1,
+            table_id: tid,
+            timeout_ms: 10_000,
+            target_columns: target,
+            buckets_req: vec![riverlet::proto::PbPutKvReqForBucket {
+                partition_id: None,
+                bucket_id: 0,
+                records: batch.into(),
+            }],
+            agg_mode: None,
+        })
+        .await
+        .unwrap();
+    let b = &r.buckets_resp[0];
+    match b.error_code {
+        Some(c) if c != 0 => Err((c, b.error_message.clone().unwrap_or_default())),
+        _ => Ok(b.log_end_offset.unwrap()),
+    }
+}
