@@ -9,6 +9,12 @@
 //! timestamp parsing live in the core.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
+// No unwrap/expect/panic outside tests: every entry returns a status (and `error::guard`
+// catches a panic at the boundary anyway).
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 // The safety contract of every exported function is the same and stated once, in the header's
 // conventions: each pointer argument is NULL or valid for what its documentation says.
 #![allow(clippy::missing_safety_doc)]
