@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -144,7 +145,12 @@ class LocalServer:
 def _duration(seconds: Optional[float], name: str) -> Optional[str]:
     if seconds is None:
         return None
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, (int, float))
+        or not math.isfinite(seconds)
+        or seconds <= 0
+    ):
         raise InvalidArgumentError(
             f"{name} must be a positive number of seconds, got {seconds!r}",
             kind="invalid_argument",

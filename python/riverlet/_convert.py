@@ -37,6 +37,38 @@ def _fields(schema: pa.Schema, names: Optional[Sequence[str]]) -> pa.Schema:
     return pa.schema([by_name[n] for n in names])
 
 
+_CONVERSION_ERRORS = (
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    OverflowError,
+    TypeError,
+    ValueError,
+)
+
+
+def column(values: Sequence[Any], field: pa.Field) -> pa.Array:
+    """Python values of one column as an Arrow array of the column's type; a value the type
+    cannot hold, or a missing value in a NOT NULL column, is an error naming the column."""
+    try:
+        array = pa.array(values, type=field.type)
+    except _CONVERSION_ERRORS as e:
+        raise InvalidArgumentError(
+            f"column '{field.name}' ({field.type}): {e}", kind="invalid_argument"
+        ) from e
+    if not field.nullable and array.null_count:
+        row = next(i for i, v in enumerate(array) if not v.is_valid)
+        raise InvalidArgumentError(
+            f"column '{field.name}' is NOT NULL, but row {row} has no value for it",
+            kind="invalid_argument",
+        )
+    return array
+
+
+def _columns_table(cols: Mapping[str, Sequence[Any]], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_arrays([column(cols[f.name], f) for f in schema], schema=schema)
+
+
 def _rows_table(rows: Sequence[Any], schema: pa.Schema) -> pa.Table:
     first = rows[0]
     if isinstance(first, Mapping):
@@ -44,7 +76,13 @@ def _rows_table(rows: Sequence[Any], schema: pa.Schema) -> pa.Table:
             raise InvalidArgumentError(
                 "a list of rows must hold only dicts or only tuples", kind="invalid_argument"
             )
-        return pa.Table.from_pylist(list(rows), schema=schema)
+        unknown = sorted({str(k) for r in rows for k in r if k not in schema.names})
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown column(s) {unknown}; the table's columns are {schema.names}",
+                kind="invalid_argument",
+            )
+        return _columns_table({f.name: [r.get(f.name) for r in rows] for f in schema}, schema)
     if isinstance(first, (tuple, list)):
         width = len(schema)
         cols: list[list[Any]] = [[] for _ in range(width)]
@@ -57,9 +95,7 @@ def _rows_table(rows: Sequence[Any], schema: pa.Schema) -> pa.Table:
                 )
             for c, v in enumerate(r):
                 cols[c].append(v)
-        return pa.Table.from_arrays(
-            [pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema
-        )
+        return pa.Table.from_arrays([column(c, f) for c, f in zip(cols, schema)], schema=schema)
     raise InvalidArgumentError(
         f"rows must be dicts or tuples, got {type(first).__name__}", kind="invalid_argument"
     )
@@ -122,7 +158,7 @@ def to_batches(
                 f"unknown column(s) {missing}; the table's columns are {schema.names}",
                 kind="invalid_argument",
             )
-        yield from pa.Table.from_pydict(dict(data), schema=present).to_batches()
+        yield from _columns_table(data, present).to_batches()
     elif isinstance(data, (list, tuple)):
         if len(data) == 0:
             return
@@ -174,7 +210,9 @@ def keys_batch(keys: Iterable[Any], schema: pa.Schema, names: Sequence[str]) -> 
     for k in keys:
         rows.extend(key_rows(k, names))
     key_schema = pa.schema([schema.field(n).with_nullable(True) for n in names])
-    return pa.RecordBatch.from_pylist(rows, schema=key_schema)
+    return pa.RecordBatch.from_arrays(
+        [column([r[n] for r in rows], f) for n, f in zip(names, key_schema)], schema=key_schema
+    )
 
 
 def is_tabular(data: Any) -> bool:

@@ -27,7 +27,7 @@ class LocalServer:
         cls,
         data_dir: Union[str, PathLike[str]],
         host: str = "127.0.0.1",
-        port: int = 0,
+        port: Optional[int] = None,
         users: Optional[Mapping[str, str]] = None,
     ) -> LocalServer: ...
     @property

@@ -128,7 +128,7 @@ impl PyConnection {
         schema: PyArrowType<ArrowSchema>,
         primary_key: Option<Vec<String>>,
         partition_by: Option<Vec<String>>,
-        buckets: Option<i32>,
+        buckets: Option<Bound<'_, PyAny>>,
         bucket_keys: Option<Vec<String>>,
         properties: Option<BTreeMap<String, String>>,
         custom_properties: Option<BTreeMap<String, String>>,
@@ -136,6 +136,9 @@ impl PyConnection {
         if_not_exists: bool,
         auto_increment: Option<String>,
     ) -> PyResult<()> {
+        let buckets = buckets
+            .map(|b| crate::convert::int_arg::<i32>(&b, "buckets", "a positive 32-bit integer"))
+            .transpose()?;
         let admin = self.admin()?;
         let path = parse_path(&name)?;
         let options = TableOptions {
@@ -457,13 +460,16 @@ impl PyTable {
         columns: Option<Vec<String>>,
         filter: Option<Bound<'py, PyAny>>,
         partitions: Option<Vec<Bound<'py, PyAny>>>,
-        limit: Option<usize>,
+        limit: Option<Bound<'py, PyAny>>,
         start: Option<Bound<'py, PyAny>>,
         end: Option<Bound<'py, PyAny>>,
         tz: Option<String>,
         read_optimized: bool,
         changelog: bool,
     ) -> PyResult<crate::stream::PyBatchStream> {
+        let limit = limit
+            .map(|l| crate::convert::int_arg::<usize>(&l, "limit", "a non-negative integer"))
+            .transpose()?;
         let args = crate::read::ReadArgs {
             columns,
             filter,
@@ -537,9 +543,16 @@ impl PyTable {
         columns: Option<Vec<String>>,
         partitions: Option<Vec<Bound<'py, PyAny>>>,
         tz: Option<String>,
-        buckets: Option<Vec<i32>>,
+        buckets: Option<Vec<Bound<'py, PyAny>>>,
         start_offsets: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<crate::read::PySubscription> {
+        let buckets = buckets
+            .map(|bs| {
+                bs.iter()
+                    .map(|b| crate::convert::int_arg::<i32>(b, "bucket", "a bucket number"))
+                    .collect::<PyResult<Vec<i32>>>()
+            })
+            .transpose()?;
         let args = crate::read::SubscribeArgs {
             columns,
             partitions,

@@ -56,6 +56,17 @@ fn get_i64(v: &Bound<'_, PyAny>, attr: &str) -> PyResult<i64> {
     v.getattr(attr)?.extract::<i64>()
 }
 
+/// An integer argument converted to `T`, or an invalid-argument error naming the argument and
+/// the value (instead of Python's bare `OverflowError`/`TypeError`).
+pub fn int_arg<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, what: &str, expected: &str) -> PyResult<T> {
+    let bad = || invalid(format!("{what} must be {expected}, got {}", describe(v)));
+    if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
+        return Err(bad());
+    }
+    let n = v.extract::<i128>().map_err(|_| bad())?;
+    T::try_from(n).map_err(|_| bad())
+}
+
 fn to_u32(v: i64, what: &str) -> PyResult<u32> {
     u32::try_from(v).map_err(|_| invalid(format!("{what} {v} is out of range")))
 }
@@ -142,7 +153,11 @@ pub fn time_point(v: &Bound<'_, PyAny>, what: &str) -> PyResult<TimePoint> {
         )));
     }
     if v.is_instance_of::<PyInt>() {
-        return Ok(TimePoint::EpochMillis(v.extract::<i64>()?));
+        return Ok(TimePoint::EpochMillis(int_arg(
+            v,
+            &format!("'{what}'"),
+            "epoch milliseconds within the 64-bit range",
+        )?));
     }
     if let Ok(s) = v.cast::<PyString>() {
         return Ok(TimePoint::Text(s.to_cow()?.into_owned()));

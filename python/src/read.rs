@@ -229,8 +229,13 @@ impl PySubscription {
     fn poll<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Vec<Bound<'py, PyAny>>> {
         enter()?;
         self.live.check("the connection of this subscription")?;
-        let timeout = Duration::try_from_secs_f64(timeout.max(0.0))
-            .map_err(|e| to_py_err(Error::invalid(format!("bad timeout {timeout}: {e}"))))?;
+        if timeout.is_nan() || timeout < 0.0 {
+            return Err(to_py_err(Error::invalid(format!(
+                "poll timeout must be a number of seconds >= 0, got {timeout}"
+            ))));
+        }
+        // Past what a Duration holds (inf, 1e300) means "until data arrives".
+        let timeout = Duration::try_from_secs_f64(timeout).unwrap_or(Duration::MAX);
         // try_lock: a second thread polling at the same time gets an error instead of waiting
         // for the lock with the GIL held (which the first thread needs to check for Ctrl-C).
         let mut g = self.inner.try_lock().map_err(|_| {

@@ -27,15 +27,19 @@ impl PyLocalServer {
     /// Starts a server on `host:port` (port 0 picks a free one) storing its data in
     /// `data_dir`; `users` (name -> password) enables SASL/PLAIN authentication.
     #[new]
-    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = 0, users = None))]
+    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = None, users = None))]
     fn new(
         py: Python<'_>,
         data_dir: PathBuf,
         host: &str,
-        port: u16,
+        port: Option<Bound<'_, PyAny>>,
         users: Option<BTreeMap<String, String>>,
     ) -> PyResult<Self> {
         enter()?;
+        let port: u16 = match port {
+            Some(p) => crate::convert::int_arg(&p, "port", "a TCP port number (0 to 65535)")?,
+            None => 0,
+        };
         let mut config = ServerConfig::new(data_dir.clone()).with_port(port);
         config.host = host.to_string();
         for (user, password) in users.unwrap_or_default() {

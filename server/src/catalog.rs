@@ -342,11 +342,8 @@ impl Catalog {
 
     /// Creates a database.
     pub fn create_database(&mut self, name: &str, json: Option<&[u8]>, ignore: bool) -> Result<()> {
-        if name.is_empty() || name.len() > 200 {
-            return Err(fluss(
-                codes::INVALID_DATABASE_EXCEPTION,
-                format!("Database name {name} is invalid"),
-            ));
+        if let Err(e) = riverlet::metadata::validate_database_name(name) {
+            return Err(fluss(codes::INVALID_DATABASE_EXCEPTION, e.message()));
         }
         if self.state.databases.contains_key(name) {
             if ignore {
@@ -475,11 +472,8 @@ impl Catalog {
                 format!("Table {db}.{name} already exists."),
             ));
         }
-        if name.is_empty() || name.len() > 200 || name.contains('.') {
-            return Err(fluss(
-                codes::INVALID_TABLE_EXCEPTION,
-                format!("Table name {name} is invalid"),
-            ));
+        if let Err(e) = riverlet::metadata::validate_table_name(name) {
+            return Err(fluss(codes::INVALID_TABLE_EXCEPTION, e.message()));
         }
         let mut d = TableDescriptor::from_json(json).map_err(|e| {
             fluss(

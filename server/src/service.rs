@@ -123,7 +123,9 @@ fn write_bucket(b: &std::sync::RwLock<Bucket>) -> std::sync::RwLockWriteGuard<'_
 impl Server {
     /// Opens the data directory: catalog and every bucket (recovering them).
     pub fn open(config: ServerConfig) -> Result<Arc<Server>> {
-        std::fs::create_dir_all(&config.data_dir)?;
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            Error::from(e).context(format!("data directory {}", config.data_dir.display()))
+        })?;
         let catalog = Catalog::open(&config.data_dir, config.default_bucket_number)?;
         let tablets = Tablets::new(&config);
         for t in catalog.all_tables() {

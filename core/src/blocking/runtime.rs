@@ -28,7 +28,9 @@ fn state() -> std::sync::MutexGuard<'static, State> {
 /// blocking call; afterwards it fails with [`ErrorKind::InvalidArgument`].
 pub fn configure_runtime(threads: usize) -> Result<()> {
     if threads == 0 {
-        crate::bail_invalid!("the runtime needs at least one worker thread");
+        crate::bail_invalid!(
+            "configure_runtime({threads}): the runtime needs at least one worker thread"
+        );
     }
     let mut st = state();
     if st.runtime.is_some() || st.shut_down {

@@ -348,11 +348,13 @@ impl Admin {
     }
 }
 
+/// Fluss's name rules, checked before a request is sent (as Fluss's own admin client does).
 fn check_name(what: &str, name: &str) -> Result<()> {
-    if name.is_empty() {
-        crate::bail_invalid!("{what} name must not be empty");
+    if what == "database" {
+        crate::metadata::validate_database_name(name)
+    } else {
+        crate::metadata::validate_table_name(name)
     }
-    Ok(())
 }
 
 fn name_database(e: Error, name: &str) -> Error {
