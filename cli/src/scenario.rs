@@ -224,7 +224,13 @@ pub fn descriptor_of(spec: &Value) -> Result<TableDescriptor> {
         schema = schema.primary_key(primary_key);
     }
     let schema = schema.build()?;
-    let buckets = spec["buckets"].as_i64().map(|b| b as i32);
+    let buckets = spec["buckets"]
+        .as_i64()
+        .map(|b| {
+            i32::try_from(b)
+                .map_err(|_| Error::invalid(format!("buckets {b} does not fit 32 bits")))
+        })
+        .transpose()?;
     TableDescriptor::builder(schema)
         .partitioned_by(strings("partition_by"))
         .distributed_by(buckets, Vec::<String>::new())
@@ -236,13 +242,14 @@ pub fn json_to_datum(v: &Value, data_type: &DataType) -> Result<Datum> {
     if v.is_null() {
         return Ok(Datum::Null);
     }
-    let bad = || Error::invalid(format!("scenario value {v} does not fit {data_type}"));
+    let bad = || Error::invalid(format!("value {v} does not fit {data_type}"));
+    let int = |v: &Value| v.as_i64().ok_or_else(bad);
     Ok(match &data_type.kind {
         TypeKind::Boolean => Datum::Boolean(v.as_bool().ok_or_else(bad)?),
-        TypeKind::TinyInt => Datum::TinyInt(v.as_i64().ok_or_else(bad)? as i8),
-        TypeKind::SmallInt => Datum::SmallInt(v.as_i64().ok_or_else(bad)? as i16),
-        TypeKind::Int => Datum::Int(v.as_i64().ok_or_else(bad)? as i32),
-        TypeKind::BigInt => Datum::BigInt(v.as_i64().ok_or_else(bad)?),
+        TypeKind::TinyInt => Datum::TinyInt(i8::try_from(int(v)?).map_err(|_| bad())?),
+        TypeKind::SmallInt => Datum::SmallInt(i16::try_from(int(v)?).map_err(|_| bad())?),
+        TypeKind::Int => Datum::Int(i32::try_from(int(v)?).map_err(|_| bad())?),
+        TypeKind::BigInt => Datum::BigInt(int(v)?),
         TypeKind::Float => Datum::Float(v.as_f64().ok_or_else(bad)? as f32),
         TypeKind::Double => Datum::Double(v.as_f64().ok_or_else(bad)?),
         TypeKind::String | TypeKind::Char { .. } => {
@@ -293,7 +300,7 @@ pub fn write_rows(table: &Table, rows: &[Vec<Value>]) -> Result<()> {
         .map(|row| {
             if row.len() != types.len() {
                 return Err(Error::invalid(format!(
-                    "scenario row {row:?} has {} values, table {} has {} columns",
+                    "row {row:?} has {} values, table {} has {} columns",
                     row.len(),
                     info.table_path,
                     types.len()
@@ -301,7 +308,10 @@ pub fn write_rows(table: &Table, rows: &[Vec<Value>]) -> Result<()> {
             }
             row.iter()
                 .zip(&types)
-                .map(|(v, t)| json_to_datum(v, t))
+                .zip(schema.column_names())
+                .map(|((v, t), name)| {
+                    json_to_datum(v, t).map_err(|e| e.context(format!("column '{name}'")))
+                })
                 .collect::<Result<Vec<_>>>()
         })
         .collect::<Result<Vec<_>>>()?;
