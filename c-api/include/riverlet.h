@@ -338,7 +338,7 @@ enum RiverletStatus riverlet_list_tables(const struct RiverletConnection *connec
 // format "+s", one child per column; borrowed, not released) and `options` (NULL: a log table
 // with the server's defaults). Column types follow Fluss's Arrow mapping (int64 -> BIGINT,
 // utf8 -> STRING, timestamp[ms] -> TIMESTAMP(3), timestamp[ms, tz] -> TIMESTAMP_LTZ(3), ...);
-// a column type Fluss has no type for is INVALID_ARGUMENT naming the column.
+// a column type Fluss has no type for is UNSUPPORTED naming the column.
 enum RiverletStatus riverlet_create_table(const struct RiverletConnection *connection,
                                           const char *database,
                                           const char *table,
@@ -574,7 +574,7 @@ enum RiverletStatus riverlet_table_subscribe(const struct RiverletTable *table,
 // (possibly no batch) into the caller-allocated `*out_stream`: columns `_change_type` (utf8:
 // insert, update_before, update_after, delete), `_log_offset` (int64, -1 for snapshot rows),
 // `_commit_timestamp`, then the subscribed columns. Poll one subscription from one thread at a
-// time (a concurrent poll is INVALID_ARGUMENT).
+// time (a concurrent poll is INVALID_ARGUMENT). A negative `timeout_ms` is INVALID_ARGUMENT.
 enum RiverletStatus riverlet_subscription_poll(const struct RiverletSubscription *subscription,
                                                int64_t timeout_ms,
                                                struct ArrowArrayStream *out_stream);

@@ -67,6 +67,7 @@ pub unsafe fn import_batch(
     let arrow_schema = unsafe { import_schema(schema, "schema") }?;
     // SAFETY: checked non-NULL above (import_schema).
     let ffi_schema = unsafe { &*schema };
+    check_shape(ffi_schema, &owned, "the batch")?;
     // SAFETY: the array and schema come from the caller, who promises they agree with the C
     // data interface; the buffers are then validated in full before use.
     let data = unsafe { from_ffi(owned, ffi_schema) }
@@ -85,6 +86,33 @@ pub unsafe fn import_batch(
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     let batch = RecordBatch::try_new_with_options(Arc::new(arrow_schema), columns, &options)?;
     Ok(batch)
+}
+
+/// Checks that an array has as many children (and dictionaries) as its schema says, at every
+/// level. The Arrow import asserts this instead of returning an error, and the children
+/// pointers beyond the array's own count must never be read.
+fn check_shape(schema: &FFI_ArrowSchema, array: &FFI_ArrowArray, path: &str) -> CallResult<()> {
+    let want = schema.children().count();
+    let got = array.num_children();
+    if want != got {
+        return Err(Error::invalid(format!(
+            "{path}: the ArrowSchema has {want} children but the ArrowArray has {got}"
+        ))
+        .into());
+    }
+    for i in 0..want {
+        let child = schema.child(i);
+        let name = child.name().unwrap_or("?");
+        check_shape(child, array.child(i), &format!("{path}.{name}"))?;
+    }
+    match (schema.dictionary(), array.dictionary()) {
+        (Some(s), Some(a)) => check_shape(s, a, &format!("{path} (dictionary)")),
+        (None, None) => Ok(()),
+        _ => Err(Error::invalid(format!(
+            "{path}: the ArrowSchema and the ArrowArray disagree on having a dictionary"
+        ))
+        .into()),
+    }
 }
 
 /// Writes `schema` into the caller-allocated `out` (as a struct, format `+s`).

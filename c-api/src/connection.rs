@@ -344,7 +344,7 @@ unsafe fn create_table_impl(
 /// format "+s", one child per column; borrowed, not released) and `options` (NULL: a log table
 /// with the server's defaults). Column types follow Fluss's Arrow mapping (int64 -> BIGINT,
 /// utf8 -> STRING, timestamp[ms] -> TIMESTAMP(3), timestamp[ms, tz] -> TIMESTAMP_LTZ(3), ...);
-/// a column type Fluss has no type for is INVALID_ARGUMENT naming the column.
+/// a column type Fluss has no type for is UNSUPPORTED naming the column.
 #[no_mangle]
 pub unsafe extern "C" fn riverlet_create_table(
     connection: *const RiverletConnection,

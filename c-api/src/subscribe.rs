@@ -163,7 +163,13 @@ unsafe fn poll_impl(
 ) -> CallResult<()> {
     non_null(out.cast_const(), "out_stream")?;
     let sub = subscription(s)?;
-    let timeout = Duration::from_millis(u64::try_from(timeout_ms.max(0)).unwrap_or(0));
+    let Ok(timeout_ms) = u64::try_from(timeout_ms) else {
+        return Err(Error::invalid(format!(
+            "timeout_ms must be >= 0 (0 returns what has arrived), got {timeout_ms}"
+        ))
+        .into());
+    };
+    let timeout = Duration::from_millis(timeout_ms);
     let mut guard = sub.try_lock().map_err(|_| {
         Error::invalid("this subscription is being polled by another thread; poll it from one")
     })?;
@@ -184,7 +190,7 @@ unsafe fn poll_impl(
 /// (possibly no batch) into the caller-allocated `*out_stream`: columns `_change_type` (utf8:
 /// insert, update_before, update_after, delete), `_log_offset` (int64, -1 for snapshot rows),
 /// `_commit_timestamp`, then the subscribed columns. Poll one subscription from one thread at a
-/// time (a concurrent poll is INVALID_ARGUMENT).
+/// time (a concurrent poll is INVALID_ARGUMENT). A negative `timeout_ms` is INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn riverlet_subscription_poll(
     subscription: *const RiverletSubscription,

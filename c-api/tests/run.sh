@@ -62,6 +62,10 @@ compile "$build/test_parity" "$here/test_parity.c"
 echo "--- test_parity"
 "$build/test_parity" || status=1
 
+compile "$build/test_bad_input" "$here/test_bad_input.c"
+echo "--- test_bad_input"
+"$build/test_bad_input" || status=1
+
 if [ -f "$capi/examples/example.c" ]; then
   # The example is built the way a user builds it: through the pkg-config file.
   version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"

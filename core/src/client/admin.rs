@@ -248,9 +248,16 @@ impl Admin {
                 )
             })?),
         };
+        let bucket_count = info.num_buckets();
+        if let Some(b) = buckets.iter().find(|b| !(0..bucket_count).contains(*b)) {
+            crate::bail_invalid!(
+                "table '{path}' has no bucket {b}: its buckets are 0..{}",
+                bucket_count - 1
+            );
+        }
         let all: Vec<i32>;
         let buckets = if buckets.is_empty() {
-            all = (0..info.descriptor.bucket_count.unwrap_or(1)).collect();
+            all = (0..bucket_count).collect();
             &all[..]
         } else {
             buckets
