@@ -53,7 +53,12 @@ public final class Subscription implements AutoCloseable {
    */
   public List<ChangeBatch> poll(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
-    long millis = Math.max(0, timeout.toMillis());
+    if (timeout.isNegative()) {
+      throw new InvalidArgumentException("poll timeout must not be negative, got " + timeout);
+    }
+    // Past what a long of milliseconds holds means "until data arrives".
+    long millis = timeout.compareTo(Duration.ofMillis(Long.MAX_VALUE)) > 0
+        ? Long.MAX_VALUE : timeout.toMillis();
     return handle.call(
         h -> {
           ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator);

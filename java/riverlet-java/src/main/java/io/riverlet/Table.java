@@ -166,7 +166,7 @@ public final class Table implements AutoCloseable {
    * @throws InvalidArgumentException for a bad column, filter, window or bucket (named)
    */
   public ArrowReader scan(ReadOptions options) {
-    return scan(options, connection.allocator());
+    return scan(options, openAllocator());
   }
 
   /**
@@ -271,7 +271,7 @@ public final class Table implements AutoCloseable {
    */
   public CompletableFuture<VectorSchemaRoot> lookupAsync(VectorSchemaRoot keys) {
     Objects.requireNonNull(keys, "keys");
-    BufferAllocator alloc = connection.allocator();
+    BufferAllocator alloc = openAllocator();
     AsyncLookup completion = new AsyncLookup(alloc);
     try (ArrowArray array = ArrowArray.allocateNew(alloc);
         ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
@@ -307,7 +307,7 @@ public final class Table implements AutoCloseable {
     Objects.requireNonNull(options, "options");
     long s = handle.callLong(t -> NativeMethods.subscribe(t, options));
     return connection.register(
-        new Subscription(connection, name(), s, connection.allocator()));
+        new Subscription(connection, name(), s, openAllocator()));
   }
 
   /**
@@ -340,13 +340,25 @@ public final class Table implements AutoCloseable {
 
   // ---- glue ----
 
+  /**
+   * The connection's allocator, once this table is known to be open: closing the connection
+   * closes its tables and may close its allocator, and a caller must then get {@link
+   * ClosedException}, not Arrow's error about a closed allocator.
+   */
+  private BufferAllocator openAllocator() {
+    if (handle.isClosed()) {
+      throw new ClosedException(this + " is closed");
+    }
+    return connection.allocator();
+  }
+
   private interface ExportedCall {
     void apply(long table, long array, long schema);
   }
 
   private void exportAnd(VectorSchemaRoot root, ExportedCall call) {
     Objects.requireNonNull(root, "root");
-    BufferAllocator alloc = connection.allocator();
+    BufferAllocator alloc = openAllocator();
     try (ArrowArray array = ArrowArray.allocateNew(alloc);
         ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
       Data.exportVectorSchemaRoot(alloc, root, null, array, schema);
@@ -362,7 +374,7 @@ public final class Table implements AutoCloseable {
 
   private VectorSchemaRoot lookupMode(VectorSchemaRoot keys, int mode) {
     Objects.requireNonNull(keys, "keys");
-    BufferAllocator alloc = connection.allocator();
+    BufferAllocator alloc = openAllocator();
     try (ArrowArray array = ArrowArray.allocateNew(alloc);
         ArrowSchema schema = ArrowSchema.allocateNew(alloc);
         ArrowArray outArray = ArrowArray.allocateNew(alloc);
