@@ -114,6 +114,9 @@ struct ConnArgs {
     /// SASL/PLAIN password.
     #[arg(long, env = "RIVERLET_PASSWORD", hide_env_values = true)]
     password: Option<String>,
+    /// Connect over TLS, trusting the CA certificates of this PEM file.
+    #[arg(long = "tls-ca", value_name = "PEM")]
+    tls_ca: Option<String>,
 }
 
 impl ConnArgs {
@@ -121,8 +124,14 @@ impl ConnArgs {
     fn connect(&self) -> Result<Connection> {
         let mut props = BTreeMap::new();
         props.insert("bootstrap.servers".to_string(), self.bootstrap.clone());
+        let tls = self.tls_ca.is_some();
+        if let Some(ca) = &self.tls_ca {
+            props.insert("client.security.protocol".to_string(), "SSL".to_string());
+            props.insert("client.security.ssl.ca-file".to_string(), ca.clone());
+        }
         if let Some(user) = &self.username {
-            props.insert("client.security.protocol".to_string(), "SASL".to_string());
+            let protocol = if tls { "SASL_SSL" } else { "SASL" };
+            props.insert("client.security.protocol".to_string(), protocol.to_string());
             props.insert("client.security.sasl.username".to_string(), user.clone());
             props.insert(
                 "client.security.sasl.password".to_string(),

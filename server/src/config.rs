@@ -16,7 +16,7 @@ pub enum FsyncPolicy {
 }
 
 /// Configuration of one embedded server.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServerConfig {
     /// Directory holding the catalog, log segments and KV state. Created when missing.
     pub data_dir: PathBuf,
@@ -36,6 +36,8 @@ pub struct ServerConfig {
     pub ttl_check_interval: Duration,
     /// SASL/PLAIN users (user -> password). `None` = plaintext, no authentication.
     pub sasl_users: Option<BTreeMap<String, String>>,
+    /// TLS on the listener (certificate chain and key); `None` = plain TCP.
+    pub tls: Option<riverlet::rpc::TlsServerConfig>,
     /// Largest request frame accepted (default 100 MiB, as Fluss's `netty.server.max-request-size`).
     pub max_frame_size: usize,
     /// Requests of one connection served at once (default 32). While that many are in flight
@@ -65,6 +67,7 @@ impl ServerConfig {
             index_interval_bytes: 4096,
             ttl_check_interval: Duration::from_secs(300),
             sasl_users: None,
+            tls: None,
             max_frame_size: 100 * 1024 * 1024,
             max_in_flight_per_connection: 32,
             kv_snapshot_wal_bytes: 64 * 1024 * 1024,
@@ -79,11 +82,51 @@ impl ServerConfig {
         self
     }
 
+    /// Serves TLS with the PEM certificate chain `cert_file` and key `key_file` (an error names
+    /// the file that cannot be used).
+    pub fn with_tls(
+        mut self,
+        cert_file: impl AsRef<std::path::Path>,
+        key_file: impl AsRef<std::path::Path>,
+    ) -> riverlet::Result<Self> {
+        self.tls = Some(riverlet::rpc::TlsServerConfig::from_pem_files(
+            cert_file, key_file,
+        )?);
+        Ok(self)
+    }
+
     /// Adds a SASL/PLAIN user (enables SASL).
     pub fn with_sasl_user(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
         self.sasl_users
             .get_or_insert_with(BTreeMap::new)
             .insert(user.into(), password.into());
         self
+    }
+}
+
+// By hand: the SASL passwords must never reach a log line through `{:?}`.
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let users: Option<Vec<&String>> = self.sasl_users.as_ref().map(|u| u.keys().collect());
+        f.debug_struct("ServerConfig")
+            .field("data_dir", &self.data_dir)
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("fsync", &self.fsync)
+            .field("segment_bytes", &self.segment_bytes)
+            .field("segment_ms", &self.segment_ms)
+            .field("index_interval_bytes", &self.index_interval_bytes)
+            .field("ttl_check_interval", &self.ttl_check_interval)
+            .field("sasl_users (passwords hidden)", &users)
+            .field("tls", &self.tls)
+            .field("max_frame_size", &self.max_frame_size)
+            .field(
+                "max_in_flight_per_connection",
+                &self.max_in_flight_per_connection,
+            )
+            .field("kv_snapshot_wal_bytes", &self.kv_snapshot_wal_bytes)
+            .field("default_bucket_number", &self.default_bucket_number)
+            .field("fluss_0_9_apis", &self.fluss_0_9_apis)
+            .finish()
     }
 }

@@ -233,6 +233,12 @@ pub struct ServeArgs {
     /// Fsync policy of the write path: always (safe, default) or never (faster).
     #[arg(long, default_value = "always")]
     pub fsync: String,
+    /// Serve TLS with this PEM certificate chain (with --tls-key).
+    #[arg(long = "tls-cert", value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long = "tls-key", value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 impl ServeArgs {
@@ -260,6 +266,9 @@ impl ServeArgs {
                 return Err(Error::invalid("--sasl-user: empty user name"));
             }
             c = c.with_sasl_user(user, pass);
+        }
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            c = c.with_tls(cert, key)?;
         }
         Ok(c)
     }

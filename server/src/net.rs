@@ -29,7 +29,7 @@ use riverlet::proto::{AuthenticateRequest, AuthenticateResponse};
 use riverlet::rpc::frame;
 use riverlet::rpc::ApiKey;
 use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::service::{code_of, Server};
@@ -50,7 +50,26 @@ pub async fn accept_loop(
                     let s = server.clone();
                     let sd = shutdown.clone();
                     conns.spawn(async move {
-                        if let Err(e) = serve_connection(s, stream, sd).await {
+                        let served = match s.config.tls.clone() {
+                            None => serve_connection(s, stream, sd).await,
+                            Some(tls) => match tokio::time::timeout(
+                                TLS_HANDSHAKE_TIMEOUT,
+                                tls.accept(stream),
+                            )
+                            .await
+                            {
+                                Ok(Ok(stream)) => serve_connection(s, stream, sd).await,
+                                Ok(Err(e)) => {
+                                    tracing::debug!("TLS handshake with {peer} failed: {e}");
+                                    return;
+                                }
+                                Err(_) => {
+                                    tracing::debug!("TLS handshake with {peer} timed out");
+                                    return;
+                                }
+                            },
+                        };
+                        if let Err(e) = served {
                             tracing::debug!("connection {peer}: {e}");
                         }
                     });
@@ -66,12 +85,18 @@ pub async fn accept_loop(
     conns.shutdown().await;
 }
 
-async fn serve_connection(
+/// A client that connects and never completes the TLS handshake is dropped after this.
+const TLS_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+async fn serve_connection<S>(
     server: Arc<Server>,
-    stream: TcpStream,
+    stream: S,
     mut shutdown: watch::Receiver<bool>,
-) -> riverlet::Result<()> {
-    let (mut rd, mut wr) = stream.into_split();
+) -> riverlet::Result<()>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    let (mut rd, mut wr) = tokio::io::split(stream);
     let in_flight = server.config.max_in_flight_per_connection.max(1);
     // One slot per in-flight request plus a few frames the reader answers itself.
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(in_flight + 4);

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::writer_config::{NoKeyAssigner, WriterConfig};
-use crate::rpc::{ConnectionConfig, SaslConfig};
+use crate::rpc::{ConnectionConfig, SaslConfig, TlsClientConfig};
 use crate::{Error, Result};
 
 /// Everything a [`super::Connection`] needs.
@@ -20,6 +20,9 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// SASL/PLAIN credentials; `None` = plaintext.
     pub sasl: Option<SaslConfig>,
+    /// TLS around every connection (`client.security.protocol` SSL or SASL_SSL); `None` =
+    /// plain TCP.
+    pub tls: Option<TlsClientConfig>,
     /// Largest response frame accepted, in bytes.
     pub max_frame_size: usize,
     /// Writer batching, memory, acks and retries.
@@ -39,6 +42,7 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             sasl: None,
+            tls: None,
             max_frame_size: i32::MAX as usize,
             writer: WriterConfig::default(),
             retries: 3,
@@ -68,6 +72,12 @@ impl ClientConfig {
             password: password.into(),
         });
         self
+    }
+
+    /// Connects over TLS, trusting the CA certificates of the PEM file `ca_file`.
+    pub fn with_tls_ca_file(mut self, ca_file: impl AsRef<std::path::Path>) -> Result<Self> {
+        self.tls = Some(TlsClientConfig::from_ca_file(ca_file, None)?);
+        Ok(self)
     }
 
     /// The bootstrap list split into `host:port` entries, with a clear error when it is empty
@@ -101,13 +111,16 @@ impl ClientConfig {
             request_timeout: self.request_timeout,
             max_frame_size: self.max_frame_size,
             sasl: self.sasl.clone(),
+            tls: self.tls.clone(),
             ..ConnectionConfig::default()
         }
     }
 
     /// Builds a config from Fluss's option names (what every binding passes as a string map;
     /// the one place option names are read): `bootstrap.servers`, `client.connect-timeout`,
-    /// `client.request-timeout`, `client.security.protocol` (PLAINTEXT / SASL),
+    /// `client.request-timeout`, `client.security.protocol` (PLAINTEXT, SASL, and Riverlet's SSL
+    /// and SASL_SSL for TLS with `client.security.ssl.ca-file` and optionally
+    /// `client.security.ssl.server-name`),
     /// `client.security.sasl.mechanism` (PLAIN), `client.security.sasl.username`,
     /// `client.security.sasl.password`, `client.security.sasl.jaas.config` (a PlainLoginModule
     /// line with `username="..." password="..."`), `client.writer.buffer.memory-size`,
@@ -123,6 +136,7 @@ impl ClientConfig {
         let mut c = ClientConfig::default();
         let mut protocol = None;
         let (mut user, mut pass) = (None, None);
+        let (mut ca_file, mut server_name) = (None, None);
         for (key, value) in props {
             let v = value.trim();
             let bad = |what: &str| {
@@ -151,6 +165,8 @@ impl ClientConfig {
                     }
                 }
                 "client.security.sasl.username" => user = Some(v.to_string()),
+                "client.security.ssl.ca-file" => ca_file = Some(v.to_string()),
+                "client.security.ssl.server-name" => server_name = Some(v.to_string()),
                 "client.security.sasl.password" => pass = Some(value.to_string()),
                 "client.security.sasl.jaas.config" => {
                     let (u, p) = jaas_plain_credentials(value).ok_or_else(|| {
@@ -207,8 +223,22 @@ impl ClientConfig {
                 ),
             }
         }
+        let tls = matches!(protocol.as_deref(), Some("SSL") | Some("SASL_SSL"));
+        match (tls, ca_file) {
+            (true, Some(file)) => c.tls = Some(TlsClientConfig::from_ca_file(file, server_name)?),
+            (true, None) => crate::bail_invalid!(
+                "client.security.protocol={} needs client.security.ssl.ca-file (the PEM file of \
+                 the CA certificates that issued the server's certificate)",
+                protocol.as_deref().unwrap_or_default()
+            ),
+            (false, Some(file)) => crate::bail_invalid!(
+                "client.security.ssl.ca-file '{file}' is set but client.security.protocol is not \
+                 SSL or SASL_SSL"
+            ),
+            (false, None) => {}
+        }
         match protocol.as_deref() {
-            None | Some("PLAINTEXT") => {
+            None | Some("PLAINTEXT") | Some("SSL") => {
                 if protocol.is_none() && (user.is_some() || pass.is_some()) {
                     c.sasl = Some(SaslConfig {
                         username: user.unwrap_or_default(),
@@ -216,7 +246,7 @@ impl ClientConfig {
                     });
                 }
             }
-            Some("SASL") | Some("SASL_PLAINTEXT") => {
+            Some("SASL") | Some("SASL_PLAINTEXT") | Some("SASL_SSL") => {
                 let (Some(username), Some(password)) = (user, pass) else {
                     crate::bail_invalid!(
                         "client.security.protocol=SASL needs client.security.sasl.username and client.security.sasl.password"
@@ -225,7 +255,8 @@ impl ClientConfig {
                 c.sasl = Some(SaslConfig { username, password });
             }
             Some(other) => crate::bail_invalid!(
-                "unknown client.security.protocol '{other}'; expected PLAINTEXT or SASL"
+                "unknown client.security.protocol '{other}'; expected PLAINTEXT, SASL, SSL or \
+                 SASL_SSL"
             ),
         }
         c.writer.validate()?;

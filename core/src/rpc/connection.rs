@@ -60,6 +60,8 @@ pub struct ConnectionConfig {
     pub max_frame_size: usize,
     /// SASL/PLAIN credentials; `None` for a plaintext connection.
     pub sasl: Option<SaslConfig>,
+    /// TLS around the connection; `None` for plain TCP.
+    pub tls: Option<super::TlsClientConfig>,
     /// `client_software_name` sent in API_VERSIONS.
     pub client_software_name: String,
     /// `client_software_version` sent in API_VERSIONS.
@@ -73,6 +75,7 @@ impl Default for ConnectionConfig {
             request_timeout: Duration::from_secs(30),
             max_frame_size: MAX_WIRE_FRAME_SIZE,
             sasl: None,
+            tls: None,
             client_software_name: "riverlet".to_string(),
             client_software_version: env!("CARGO_PKG_VERSION").to_string(),
         }
@@ -295,7 +298,25 @@ impl ServerConnection {
             };
         // Fluss's Netty client disables Nagle too; requests are small and latency matters.
         let _ = stream.set_nodelay(true);
-        Self::connect_with_stream(stream, addr, config).await
+        match &config.tls {
+            None => Self::connect_with_stream(stream, addr, config).await,
+            Some(tls) => {
+                let handshake = tls.connect(addr, stream);
+                let stream = match tokio::time::timeout(config.connect_timeout, handshake).await {
+                    Ok(stream) => stream?,
+                    Err(_) => {
+                        return Err(Error::new(
+                            ErrorKind::Timeout,
+                            format!(
+                                "the TLS handshake with {addr} timed out after {:?}",
+                                config.connect_timeout
+                            ),
+                        ))
+                    }
+                };
+                Self::connect_with_stream(stream, addr, config).await
+            }
+        }
     }
 
     /// Like [`ServerConnection::connect`] over an already-open byte stream (`peer` is only used

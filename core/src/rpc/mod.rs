@@ -7,14 +7,17 @@
 //! - [`ServerConnection`]: one multiplexed client connection with version negotiation and
 //!   SASL/PLAIN.
 //! - [`sasl`]: PLAIN tokens, shared by client and server.
+//! - [`tls`]: TLS around a connection (client trust, server identity), shared likewise.
 
 mod api_key;
 mod connection;
 pub mod frame;
 mod message;
 pub mod sasl;
+pub mod tls;
 
 pub use api_key::{ApiKey, VersionRange};
 pub use connection::{ConnectionConfig, NegotiatedVersions, SaslConfig, ServerConnection};
 pub use frame::{RequestHeader, ResponseFrame, ResponseType};
 pub use message::{RpcRequest, IMPLEMENTED_APIS};
+pub use tls::{TlsClientConfig, TlsServerConfig};
