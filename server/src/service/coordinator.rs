@@ -192,12 +192,7 @@ impl Server {
     ) -> Result<CreatePartitionResponse> {
         let mut c = lock(&self.catalog);
         let t = c.table(&r.table_path.database_name, &r.table_path.table_name)?;
-        let spec: Vec<(String, String)> = r
-            .partition_spec
-            .partition_key_values
-            .into_iter()
-            .map(|kv| (kv.key, kv.value))
-            .collect();
+        let spec = spec_pairs(r.partition_spec);
         // Fluss names the flag ignore_if_not_exists but uses it as "ignore if exists".
         if let Some(p) = c.create_partition(&t, &spec, r.ignore_if_not_exists)? {
             self.tablets.open_buckets(&t, Some(p.id))?;
@@ -208,19 +203,14 @@ impl Server {
     pub(super) fn drop_partition(&self, r: DropPartitionRequest) -> Result<DropPartitionResponse> {
         let mut c = lock(&self.catalog);
         let t = c.table(&r.table_path.database_name, &r.table_path.table_name)?;
-        let spec: Vec<(String, String)> = r
-            .partition_spec
-            .partition_key_values
-            .into_iter()
-            .map(|kv| (kv.key, kv.value))
-            .collect();
+        let spec = spec_pairs(r.partition_spec);
         if let Some(id) = c.drop_partition(&t, &spec, r.ignore_if_not_exists)? {
             self.tablets.drop_buckets(t.entry.id, Some(id), false);
         }
         Ok(DropPartitionResponse::default())
     }
 
-    pub(super) fn bucket_metadata(n: i32) -> Vec<PbBucketMetadata> {
+    fn bucket_metadata(n: i32) -> Vec<PbBucketMetadata> {
         (0..n)
             .map(|b| PbBucketMetadata {
                 bucket_id: b,
@@ -392,4 +382,12 @@ impl Server {
             ),
         ))
     }
+}
+
+/// A partition spec as (key, value) pairs, as the catalog takes it.
+fn spec_pairs(spec: PbPartitionSpec) -> Vec<(String, String)> {
+    spec.partition_key_values
+        .into_iter()
+        .map(|kv| (kv.key, kv.value))
+        .collect()
 }

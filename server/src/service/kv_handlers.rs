@@ -11,7 +11,7 @@ use riverlet::record::log_batch;
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
-use super::{check_acks, err_fields, fluss, lock, read_bucket, write_bucket, Server};
+use super::{check_acks, fluss, lock, read_bucket, write_bucket, Server};
 use crate::catalog::TableMeta;
 use crate::merge;
 use crate::tablets::{Bucket, TableBucket};
@@ -51,22 +51,19 @@ impl Server {
                     log_end_offset: Some(leo),
                     ..Default::default()
                 },
-                Err(e) => {
-                    let (error_code, error_message) = err_fields(&e);
+                Err(e) => failed!(
                     PbPutKvRespForBucket {
                         partition_id: b.partition_id,
-                        bucket_id: b.bucket_id,
-                        error_code,
-                        error_message,
-                        ..Default::default()
-                    }
-                }
+                        bucket_id: b.bucket_id
+                    },
+                    e
+                ),
             });
         }
         Ok(PutKvResponse { buckets_resp: out })
     }
 
-    pub(super) fn put_bucket(
+    fn put_bucket(
         &self,
         meta: &TableMeta,
         b: &PbPutKvReqForBucket,
@@ -121,7 +118,7 @@ impl Server {
 
     /// Applies KV records to a bucket (merge engine, auto-increment values), appends their
     /// changelog and commits the state; the new log end offset.
-    pub(super) fn write_kv(
+    fn write_kv(
         &self,
         meta: &TableMeta,
         g: &mut Bucket,
@@ -161,7 +158,7 @@ impl Server {
     /// is inserted as a write of only the primary-key columns (other columns null, the
     /// auto-increment column assigned), as Fluss's ReplicaManager does before it looks the keys
     /// up again.
-    pub(super) fn insert_missing_keys(
+    fn insert_missing_keys(
         &self,
         meta: &TableMeta,
         tb: &TableBucket,
@@ -235,7 +232,7 @@ impl Server {
         Ok(())
     }
 
-    pub(super) fn kv_bucket_check(meta: &TableMeta, tb: &TableBucket) -> Result<()> {
+    fn kv_bucket_check(meta: &TableMeta, tb: &TableBucket) -> Result<()> {
         if !meta.is_pk() {
             return Err(fluss(
                 error_codes::NON_PRIMARY_KEY_TABLE_EXCEPTION,
@@ -274,17 +271,14 @@ impl Server {
                     original_partition_name: b.original_partition_name.clone(),
                     ..Default::default()
                 },
-                Err(e) => {
-                    let (error_code, error_message) = err_fields(&e);
+                Err(e) => failed!(
                     PbLookupRespForBucket {
                         partition_id: b.partition_id,
                         bucket_id: b.bucket_id,
-                        error_code,
-                        error_message,
-                        original_partition_name: b.original_partition_name.clone(),
-                        ..Default::default()
-                    }
-                }
+                        original_partition_name: b.original_partition_name.clone()
+                    },
+                    e
+                ),
             });
         }
         Ok(LookupResponse { buckets_resp: out })
@@ -323,16 +317,13 @@ impl Server {
                     value_lists,
                     ..Default::default()
                 },
-                Err(e) => {
-                    let (error_code, error_message) = err_fields(&e);
+                Err(e) => failed!(
                     PbPrefixLookupRespForBucket {
                         partition_id: b.partition_id,
-                        bucket_id: b.bucket_id,
-                        error_code,
-                        error_message,
-                        ..Default::default()
-                    }
-                }
+                        bucket_id: b.bucket_id
+                    },
+                    e
+                ),
             });
         }
         Ok(PrefixLookupResponse { buckets_resp: out })
@@ -370,31 +361,16 @@ impl Server {
                 is_log_table: Some(is_log),
                 records: Some(Bytes::from(bytes)),
             },
-            Err(e) => {
-                let (error_code, error_message) = err_fields(&e);
-                LimitScanResponse {
-                    error_code,
-                    error_message,
-                    is_log_table: None,
-                    records: None,
-                }
-            }
+            Err(e) => failed!(LimitScanResponse {}, e),
         })
     }
 
     pub(super) fn scan_kv(&self, r: ScanKvRequest) -> Result<ScanKvResponse> {
         let res = self.scan_kv_inner(r);
-        Ok(res.unwrap_or_else(|e| {
-            let (error_code, error_message) = err_fields(&e);
-            ScanKvResponse {
-                error_code,
-                error_message,
-                ..Default::default()
-            }
-        }))
+        Ok(res.unwrap_or_else(|e| failed!(ScanKvResponse {}, e)))
     }
 
-    pub(super) fn scan_kv_inner(&self, r: ScanKvRequest) -> Result<ScanKvResponse> {
+    fn scan_kv_inner(&self, r: ScanKvRequest) -> Result<ScanKvResponse> {
         let invalid = |m: &str| fluss(error_codes::INVALID_SCAN_REQUEST, m.to_string());
         if r.bucket_scan_req.is_some() && r.scanner_id.is_some() {
             return Err(invalid(

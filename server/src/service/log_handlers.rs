@@ -11,7 +11,7 @@ use riverlet::record::log_batch::{self, LogBatchIter};
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
-use super::{check_acks, err_fields, fluss, read_bucket, write_bucket, Server};
+use super::{check_acks, fluss, read_bucket, write_bucket, Server};
 use crate::catalog::TableMeta;
 
 /// Fluss's `FetchParams.FETCH_FROM_EARLIEST_OFFSET`.
@@ -46,16 +46,13 @@ impl Server {
                     error_message: None,
                     base_offset: Some(a.base_offset),
                 },
-                Err(e) => {
-                    let (error_code, error_message) = err_fields(&e);
+                Err(e) => failed!(
                     PbProduceLogRespForBucket {
                         partition_id: b.partition_id,
-                        bucket_id: b.bucket_id,
-                        error_code,
-                        error_message,
-                        base_offset: None,
-                    }
-                }
+                        bucket_id: b.bucket_id
+                    },
+                    e
+                ),
             });
         }
         Ok(ProduceLogResponse { buckets_resp: out })
@@ -86,7 +83,7 @@ impl Server {
         }
     }
 
-    pub(super) fn fetch_once(&self, r: &FetchLogRequest) -> (FetchLogResponse, usize, bool) {
+    fn fetch_once(&self, r: &FetchLogRequest) -> (FetchLogResponse, usize, bool) {
         let mut limit = r.max_bytes.max(0) as usize;
         let mut min_one = true;
         let mut total = 0usize;
@@ -139,14 +136,13 @@ impl Server {
                     }
                     Err(e) => {
                         errors = true;
-                        let (error_code, error_message) = err_fields(&e);
-                        PbFetchLogRespForBucket {
-                            partition_id: b.partition_id,
-                            bucket_id: b.bucket_id,
-                            error_code,
-                            error_message,
-                            ..Default::default()
-                        }
+                        failed!(
+                            PbFetchLogRespForBucket {
+                                partition_id: b.partition_id,
+                                bucket_id: b.bucket_id
+                            },
+                            e
+                        )
                     }
                 });
             }
@@ -218,15 +214,7 @@ impl Server {
                     error_message: None,
                     offset: Some(o),
                 },
-                Err(e) => {
-                    let (error_code, error_message) = err_fields(&e);
-                    PbListOffsetsRespForBucket {
-                        bucket_id,
-                        error_code,
-                        error_message,
-                        offset: None,
-                    }
-                }
+                Err(e) => failed!(PbListOffsetsRespForBucket { bucket_id }, e),
             });
         }
         Ok(ListOffsetsResponse { buckets_resp: out })
@@ -251,16 +239,13 @@ impl Server {
                     row_count: Some(n),
                     ..Default::default()
                 },
-                Err(e) => {
-                    let (error_code, error_message) = err_fields(&e);
+                Err(e) => failed!(
                     PbTableStatsRespForBucket {
-                        error_code,
-                        error_message,
                         partition_id: b.partition_id,
-                        bucket_id: b.bucket_id,
-                        row_count: None,
-                    }
-                }
+                        bucket_id: b.bucket_id
+                    },
+                    e
+                ),
             });
         }
         Ok(GetTableStatsResponse { buckets_resp: out })

@@ -17,6 +17,20 @@ use crate::catalog::{Catalog, TableMeta};
 use crate::config::ServerConfig;
 use crate::tablets::{Bucket, TableBucket, Tablets};
 
+/// A response message (or per-bucket part) that carries error `$e`'s Fluss code and message,
+/// with the fields given and the defaults for the rest.
+macro_rules! failed {
+    ($ty:ident { $($field:ident $(: $value:expr)?),* $(,)? }, $e:expr) => {{
+        let (error_code, error_message) = super::err_fields(&$e);
+        $ty {
+            $($field $(: $value)?,)*
+            error_code,
+            error_message,
+            ..Default::default()
+        }
+    }};
+}
+
 mod apis;
 mod coordinator;
 mod kv_handlers;
