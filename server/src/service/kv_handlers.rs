@@ -11,7 +11,7 @@ use riverlet::record::log_batch;
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
-use super::{check_acks, fluss, lock, read_bucket, write_bucket, Server};
+use super::{answer, check_acks, fluss, lock, read_bucket, write_bucket, ErrorFields, Server};
 use crate::catalog::TableMeta;
 use crate::merge;
 use crate::tablets::{Bucket, TableBucket};
@@ -44,21 +44,12 @@ impl Server {
                 let target = target.clone()?;
                 self.put_bucket(meta, b, target.as_deref())
             });
-            out.push(match res {
-                Ok(leo) => PbPutKvRespForBucket {
-                    partition_id: b.partition_id,
-                    bucket_id: b.bucket_id,
-                    log_end_offset: Some(leo),
-                    ..Default::default()
-                },
-                Err(e) => failed!(
-                    PbPutKvRespForBucket {
-                        partition_id: b.partition_id,
-                        bucket_id: b.bucket_id
-                    },
-                    e
-                ),
-            });
+            let base = PbPutKvRespForBucket {
+                partition_id: b.partition_id,
+                bucket_id: b.bucket_id,
+                ..Default::default()
+            };
+            out.push(answer(base, res, |a, leo| a.log_end_offset = Some(leo)));
         }
         Ok(PutKvResponse { buckets_resp: out })
     }
@@ -263,23 +254,13 @@ impl Server {
                     })
                     .collect::<Vec<_>>())
             });
-            out.push(match res {
-                Ok(values) => PbLookupRespForBucket {
-                    partition_id: b.partition_id,
-                    bucket_id: b.bucket_id,
-                    values,
-                    original_partition_name: b.original_partition_name.clone(),
-                    ..Default::default()
-                },
-                Err(e) => failed!(
-                    PbLookupRespForBucket {
-                        partition_id: b.partition_id,
-                        bucket_id: b.bucket_id,
-                        original_partition_name: b.original_partition_name.clone()
-                    },
-                    e
-                ),
-            });
+            let base = PbLookupRespForBucket {
+                partition_id: b.partition_id,
+                bucket_id: b.bucket_id,
+                original_partition_name: b.original_partition_name.clone(),
+                ..Default::default()
+            };
+            out.push(answer(base, res, |a, values| a.values = values));
         }
         Ok(LookupResponse { buckets_resp: out })
     }
@@ -310,21 +291,12 @@ impl Server {
                     })
                     .collect::<Vec<_>>())
             });
-            out.push(match res {
-                Ok(value_lists) => PbPrefixLookupRespForBucket {
-                    partition_id: b.partition_id,
-                    bucket_id: b.bucket_id,
-                    value_lists,
-                    ..Default::default()
-                },
-                Err(e) => failed!(
-                    PbPrefixLookupRespForBucket {
-                        partition_id: b.partition_id,
-                        bucket_id: b.bucket_id
-                    },
-                    e
-                ),
-            });
+            let base = PbPrefixLookupRespForBucket {
+                partition_id: b.partition_id,
+                bucket_id: b.bucket_id,
+                ..Default::default()
+            };
+            out.push(answer(base, res, |a, lists| a.value_lists = lists));
         }
         Ok(PrefixLookupResponse { buckets_resp: out })
     }
@@ -354,20 +326,23 @@ impl Server {
                 Ok((true, bytes))
             }
         })();
-        Ok(match res {
-            Ok((is_log, bytes)) => LimitScanResponse {
-                error_code: None,
-                error_message: None,
-                is_log_table: Some(is_log),
-                records: Some(Bytes::from(bytes)),
+        Ok(answer(
+            LimitScanResponse::default(),
+            res,
+            |a, (is_log, bytes)| {
+                a.is_log_table = Some(is_log);
+                a.records = Some(Bytes::from(bytes));
             },
-            Err(e) => failed!(LimitScanResponse {}, e),
-        })
+        ))
     }
 
     pub(super) fn scan_kv(&self, r: ScanKvRequest) -> Result<ScanKvResponse> {
         let res = self.scan_kv_inner(r);
-        Ok(res.unwrap_or_else(|e| failed!(ScanKvResponse {}, e)))
+        Ok(res.unwrap_or_else(|e| {
+            let mut a = ScanKvResponse::default();
+            a.set_error(&e);
+            a
+        }))
     }
 
     fn scan_kv_inner(&self, r: ScanKvRequest) -> Result<ScanKvResponse> {

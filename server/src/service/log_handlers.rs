@@ -11,7 +11,7 @@ use riverlet::record::log_batch::{self, LogBatchIter};
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
-use super::{check_acks, fluss, read_bucket, write_bucket, Server};
+use super::{answer, check_acks, fluss, read_bucket, write_bucket, ErrorFields, Server};
 use crate::catalog::TableMeta;
 
 /// Fluss's `FetchParams.FETCH_FROM_EARLIEST_OFFSET`.
@@ -38,22 +38,14 @@ impl Server {
                 let mut g = write_bucket(&bucket);
                 g.log.append(b.records.to_vec())
             });
-            out.push(match res {
-                Ok(a) => PbProduceLogRespForBucket {
-                    partition_id: b.partition_id,
-                    bucket_id: b.bucket_id,
-                    error_code: None,
-                    error_message: None,
-                    base_offset: Some(a.base_offset),
-                },
-                Err(e) => failed!(
-                    PbProduceLogRespForBucket {
-                        partition_id: b.partition_id,
-                        bucket_id: b.bucket_id
-                    },
-                    e
-                ),
-            });
+            let base = PbProduceLogRespForBucket {
+                partition_id: b.partition_id,
+                bucket_id: b.bucket_id,
+                ..Default::default()
+            };
+            out.push(answer(base, res, |a, r| {
+                a.base_offset = Some(r.base_offset)
+            }));
         }
         Ok(ProduceLogResponse { buckets_resp: out })
     }
@@ -118,33 +110,28 @@ impl Server {
                     };
                     Ok((bytes, g.log.high_watermark(), g.log.log_start_offset()))
                 });
-                buckets.push(match res {
+                let mut a = PbFetchLogRespForBucket {
+                    partition_id: b.partition_id,
+                    bucket_id: b.bucket_id,
+                    ..Default::default()
+                };
+                match res {
                     Ok((bytes, hw, start)) => {
                         if !bytes.is_empty() {
                             min_one = false;
                         }
                         limit = limit.saturating_sub(bytes.len());
                         total += bytes.len();
-                        PbFetchLogRespForBucket {
-                            partition_id: b.partition_id,
-                            bucket_id: b.bucket_id,
-                            high_watermark: Some(hw),
-                            log_start_offset: Some(start),
-                            records: Some(Bytes::from(bytes)),
-                            ..Default::default()
-                        }
+                        a.high_watermark = Some(hw);
+                        a.log_start_offset = Some(start);
+                        a.records = Some(Bytes::from(bytes));
                     }
                     Err(e) => {
                         errors = true;
-                        failed!(
-                            PbFetchLogRespForBucket {
-                                partition_id: b.partition_id,
-                                bucket_id: b.bucket_id
-                            },
-                            e
-                        )
+                        a.set_error(&e);
                     }
-                });
+                }
+                buckets.push(a);
             }
             tables.push(PbFetchLogRespForTable {
                 table_id: t.table_id,
@@ -207,15 +194,11 @@ impl Server {
                     )),
                 }
             });
-            out.push(match res {
-                Ok(o) => PbListOffsetsRespForBucket {
-                    bucket_id,
-                    error_code: None,
-                    error_message: None,
-                    offset: Some(o),
-                },
-                Err(e) => failed!(PbListOffsetsRespForBucket { bucket_id }, e),
-            });
+            let base = PbListOffsetsRespForBucket {
+                bucket_id,
+                ..Default::default()
+            };
+            out.push(answer(base, res, |a, o| a.offset = Some(o)));
         }
         Ok(ListOffsetsResponse { buckets_resp: out })
     }
@@ -232,21 +215,12 @@ impl Server {
                     None => g.log.high_watermark() - g.log.log_start_offset(),
                 })
             });
-            out.push(match res {
-                Ok(n) => PbTableStatsRespForBucket {
-                    partition_id: b.partition_id,
-                    bucket_id: b.bucket_id,
-                    row_count: Some(n),
-                    ..Default::default()
-                },
-                Err(e) => failed!(
-                    PbTableStatsRespForBucket {
-                        partition_id: b.partition_id,
-                        bucket_id: b.bucket_id
-                    },
-                    e
-                ),
-            });
+            let base = PbTableStatsRespForBucket {
+                partition_id: b.partition_id,
+                bucket_id: b.bucket_id,
+                ..Default::default()
+            };
+            out.push(answer(base, res, |a, n| a.row_count = Some(n)));
         }
         Ok(GetTableStatsResponse { buckets_resp: out })
     }

@@ -17,20 +17,6 @@ use crate::catalog::{Catalog, TableMeta};
 use crate::config::ServerConfig;
 use crate::tablets::{Bucket, TableBucket, Tablets};
 
-/// A response message (or per-bucket part) that carries error `$e`'s Fluss code and message,
-/// with the fields given and the defaults for the rest.
-macro_rules! failed {
-    ($ty:ident { $($field:ident $(: $value:expr)?),* $(,)? }, $e:expr) => {{
-        let (error_code, error_message) = super::err_fields(&$e);
-        $ty {
-            $($field $(: $value)?,)*
-            error_code,
-            error_message,
-            ..Default::default()
-        }
-    }};
-}
-
 mod apis;
 mod coordinator;
 mod kv_handlers;
@@ -58,8 +44,42 @@ pub fn code_of(e: &Error) -> i32 {
     }
 }
 
-fn err_fields(e: &Error) -> (Option<i32>, Option<String>) {
-    (Some(code_of(e)), Some(e.message().to_string()))
+/// A response message, or the per-bucket part of one, with Fluss's error fields.
+trait ErrorFields: Default {
+    /// Sets the error fields from `e`.
+    fn set_error(&mut self, e: &Error);
+}
+
+macro_rules! error_fields {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ErrorFields for $ty {
+            fn set_error(&mut self, e: &Error) {
+                self.error_code = Some(code_of(e));
+                self.error_message = Some(e.message().to_string());
+            }
+        }
+    )*};
+}
+
+error_fields!(
+    PbProduceLogRespForBucket,
+    PbFetchLogRespForBucket,
+    PbListOffsetsRespForBucket,
+    PbTableStatsRespForBucket,
+    PbPutKvRespForBucket,
+    PbLookupRespForBucket,
+    PbPrefixLookupRespForBucket,
+    LimitScanResponse,
+    ScanKvResponse,
+);
+
+/// `base` completed by the outcome: `ok` fills in a success, an error sets the error fields.
+fn answer<T, A: ErrorFields>(mut base: A, res: Result<T>, ok: impl FnOnce(&mut A, T)) -> A {
+    match res {
+        Ok(v) => ok(&mut base, v),
+        Err(e) => base.set_error(&e),
+    }
+    base
 }
 
 /// The server state shared by all connections.
