@@ -154,3 +154,57 @@ pub fn api_versions_of(fluss_0_9: bool) -> ApiVersionsResponse {
         server_type: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServerConfig;
+
+    fn is_unsupported(r: &Result<Vec<u8>>) -> bool {
+        matches!(r, Err(e) if e.fluss_code() == Some(error_codes::UNSUPPORTED_VERSION))
+    }
+
+    /// Every API either variant advertises reaches a handler (an empty body is a valid request
+    /// of all defaults; the handler may reject it, but not as unsupported), except
+    /// Authenticate, which the connection layer answers before dispatch.
+    #[tokio::test]
+    async fn every_advertised_api_reaches_a_handler() {
+        for fluss_0_9 in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut config = ServerConfig::new(dir.path());
+            config.fluss_0_9_apis = fluss_0_9;
+            let server = Server::open(config).unwrap();
+            for (key, max) in served_apis(fluss_0_9) {
+                if key == ApiKey::Authenticate {
+                    continue;
+                }
+                let r = server.handle(key, max, Bytes::new()).await;
+                assert!(
+                    !is_unsupported(&r),
+                    "{key:?} v{max} (0.9: {fluss_0_9}): {r:?}"
+                );
+                let above = server.handle(key, max + 1, Bytes::new()).await;
+                assert!(is_unsupported(&above), "{key:?} v{}: {above:?}", max + 1);
+            }
+        }
+    }
+
+    /// Fluss 0.9.1 has no ScanKv and serves PutKv up to version 1.
+    #[tokio::test]
+    async fn fluss_0_9_variant_drops_scan_kv_and_put_kv_v2() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = ServerConfig::new(dir.path());
+        config.fluss_0_9_apis = true;
+        let server = Server::open(config).unwrap();
+        let scan = server.handle(ApiKey::ScanKv, 0, Bytes::new()).await;
+        assert!(is_unsupported(&scan), "{scan:?}");
+        let put = server.handle(ApiKey::PutKv, 2, Bytes::new()).await;
+        assert!(is_unsupported(&put), "{put:?}");
+        let versions = api_versions_of(true).api_versions;
+        assert!(!versions
+            .iter()
+            .any(|v| v.api_key == ApiKey::ScanKv as i16 as i32));
+        let full = api_versions_of(false).api_versions;
+        assert_eq!(full.len(), versions.len() + 1);
+    }
+}
