@@ -1,5 +1,10 @@
 //! The `riverlet` command line: serve an embedded server, run the demo, and poke at any Fluss
 //! server (list tables, create a table, read with projection, filter, time range and limit).
+// No unwrap/expect/panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod demo;
 mod scenario;

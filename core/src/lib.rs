@@ -5,6 +5,11 @@
 //! value record batches), then [`client`], [`write`](mod@write) and [`scan`] (the async client), and
 //! [`blocking`], the synchronous facade every binding calls.
 #![warn(missing_docs)]
+// No unwrap/expect/panic outside tests: internal invariants are `Error`s too.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod error;
 pub use error::{Error, ErrorKind, Result};

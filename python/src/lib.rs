@@ -1,6 +1,11 @@
 //! The `riverlet._riverlet` extension module: conversion glue over `riverlet::blocking` (and
 //! `riverlet_server::LocalServer` for the in-process server). The Python package `riverlet`
 //! wraps it; see `python/riverlet/__init__.py`.
+// No unwrap/expect/panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod conn;
 mod convert;

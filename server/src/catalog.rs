@@ -609,13 +609,12 @@ impl Catalog {
         Ok(out)
     }
 
-    /// Creates a partition; returns it (None when it existed and `ignore`).
-    pub fn create_partition(
-        &mut self,
+    /// `spec` in partition-key order and its partition name; an error for a table without
+    /// partitions.
+    fn named_spec(
         t: &TableMeta,
         spec: &[(String, String)],
-        ignore: bool,
-    ) -> Result<Option<PartitionEntry>> {
+    ) -> Result<(Vec<(String, String)>, String)> {
         if !t.is_partitioned() {
             return Err(fluss(
                 codes::TABLE_NOT_PARTITIONED_EXCEPTION,
@@ -624,6 +623,17 @@ impl Catalog {
         }
         let spec = Self::ordered_spec(t, spec)?;
         let name = riverlet::metadata::PartitionSpec::new(spec.iter().cloned()).partition_name();
+        Ok((spec, name))
+    }
+
+    /// Creates a partition; returns it (None when it existed and `ignore`).
+    pub fn create_partition(
+        &mut self,
+        t: &TableMeta,
+        spec: &[(String, String)],
+        ignore: bool,
+    ) -> Result<Option<PartitionEntry>> {
+        let (spec, name) = Self::named_spec(t, spec)?;
         if self.partition_by_name(t, &name).is_some() {
             if ignore {
                 return Ok(None);
@@ -660,14 +670,7 @@ impl Catalog {
         spec: &[(String, String)],
         ignore: bool,
     ) -> Result<Option<i64>> {
-        if !t.is_partitioned() {
-            return Err(fluss(
-                codes::TABLE_NOT_PARTITIONED_EXCEPTION,
-                format!("Table '{}' is not a partitioned table.", t.path()),
-            ));
-        }
-        let spec = Self::ordered_spec(t, spec)?;
-        let name = riverlet::metadata::PartitionSpec::new(spec.iter().cloned()).partition_name();
+        let (_, name) = Self::named_spec(t, spec)?;
         let Some(p) = self.partition_by_name(t, &name) else {
             if ignore {
                 return Ok(None);

@@ -8,6 +8,11 @@
 //! [`AsyncServer::start`] (inside an existing tokio runtime), or as a process with the
 //! `riverlet-server` binary / `riverlet serve` ([`run_cli_serve`]).
 #![warn(missing_docs)]
+// No unwrap/expect/panic outside tests: internal invariants are `Error`s too.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod aggregate;
 pub mod autoinc;

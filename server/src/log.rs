@@ -64,6 +64,11 @@ fn seg_name(base: i64, ext: &str) -> String {
     format!("{base:020}.{ext}")
 }
 
+/// A log always keeps one (active) segment; this is the error if that ever breaks.
+fn no_active_segment() -> Error {
+    Error::internal("the log has no active segment")
+}
+
 fn storage_err(context: &str, e: impl std::fmt::Display) -> Error {
     Error::from_fluss(
         error_codes::LOG_STORAGE_EXCEPTION,
@@ -452,7 +457,7 @@ impl LogTablet {
         self.maybe_roll(records.len() as u64, offset - base)?;
         let interval = self.cfg.index_interval_bytes as u64;
         let fsync = self.cfg.fsync == FsyncPolicy::Always;
-        let seg = self.segments.last_mut().expect("active segment");
+        let seg = self.segments.last_mut().ok_or_else(no_active_segment)?;
         let start = seg.size;
         seg.log
             .write_all(&records)
@@ -480,7 +485,7 @@ impl LogTablet {
     }
 
     fn maybe_roll(&mut self, incoming: u64, incoming_offsets: i64) -> Result<()> {
-        let seg = self.segments.last().expect("active segment");
+        let seg = self.segments.last().ok_or_else(no_active_segment)?;
         let too_big = seg.size > 0 && seg.size + incoming > self.cfg.segment_bytes;
         // index entries hold offsets relative to the segment base as i32
         let too_many = seg.size > 0
@@ -644,13 +649,15 @@ impl LogTablet {
                 .last()
                 .is_some_and(|s| s.base_offset >= offset)
         {
-            let seg = self.segments.pop().expect("segment");
+            let Some(seg) = self.segments.pop() else {
+                break;
+            };
             for ext in ["log", "index", "timeindex"] {
                 let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));
             }
         }
         let interval = self.cfg.index_interval_bytes as u64;
-        let seg = self.segments.last_mut().expect("segment");
+        let seg = self.segments.last_mut().ok_or_else(no_active_segment)?;
         let mut cut = None;
         seg.walk(0, false, |i, p| {
             if i.base_offset >= offset {

@@ -1,4 +1,9 @@
 //! `riverlet-server`: runs the embedded Fluss-compatible server in the foreground.
+// No unwrap/expect/panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use clap::Parser;
 

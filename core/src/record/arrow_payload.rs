@@ -162,10 +162,10 @@ fn with_write_context<T>(
 ) -> Result<T> {
     WRITE_CONTEXT.with(|cell| match cell.try_borrow_mut() {
         Ok(mut slot) => {
-            if slot.as_ref().is_none_or(|(c, _)| *c != compression) {
-                *slot = Some((compression, IpcWriteContext::default()));
+            if slot.as_ref().is_some_and(|(c, _)| *c != compression) {
+                *slot = None;
             }
-            let (_, ctx) = slot.as_mut().expect("just set");
+            let (_, ctx) = slot.get_or_insert_with(|| (compression, IpcWriteContext::default()));
             let r = f(ctx);
             if r.is_err() {
                 // Do not carry a context out of a failed encode into the next batch.

@@ -7,6 +7,7 @@ pub mod bucketing;
 pub mod compacted;
 pub mod indexed;
 pub mod key;
+pub mod partition_value;
 pub mod value;
 
 pub use arrow_rows::{datum_from_array, record_batch_to_rows, rows_to_record_batch};

@@ -461,27 +461,5 @@ fn decode_row(table: &Table, value: &[u8]) -> Result<Vec<Datum>> {
 /// The partition value text of one partition column's value (as the writers name partitions).
 fn partition_value(table: &Table, col: usize, d: &Datum) -> Result<String> {
     let name = &table.info.schema().columns[col].name;
-    Ok(match d {
-        Datum::Null => crate::bail_invalid!(
-            "partition column '{name}' of table '{}' is null in a lookup key",
-            table_name(table)
-        ),
-        Datum::String(s) => s.clone(),
-        Datum::Boolean(b) => b.to_string(),
-        Datum::TinyInt(v) => v.to_string(),
-        Datum::SmallInt(v) => v.to_string(),
-        Datum::Int(v) => v.to_string(),
-        Datum::BigInt(v) => v.to_string(),
-        Datum::Date(days) => chrono::NaiveDate::from_ymd_opt(1970, 1, 1)
-            .and_then(|e| e.checked_add_signed(chrono::Duration::days(*days as i64)))
-            .map(|d| d.format("%Y-%m-%d").to_string())
-            .unwrap_or_else(|| days.to_string()),
-        Datum::Binary(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
-        _ => {
-            return Err(Error::unsupported(format!(
-                "partition column '{name}' of table '{}' has a type lookups cannot route yet",
-                table_name(table)
-            )))
-        }
-    })
+    crate::row::partition_value::datum_partition_value(&table.info.table_path, name, d)
 }

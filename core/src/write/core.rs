@@ -543,7 +543,10 @@ impl WriterTask {
                 position: None,
             });
         }
-        let b = q.batches.back_mut().expect("a batch was just ensured");
+        // Never taken: a batch was just ensured.
+        let Some(b) = q.batches.back_mut() else {
+            return false;
+        };
         b.bytes += piece.size;
         b.trackers.push(tracker);
         match (&mut b.payload, piece.payload) {
@@ -602,7 +605,9 @@ impl WriterTask {
             if self.encoding >= self.max_encoding {
                 break;
             }
-            let q = self.queues.get_mut(&key).expect("key from the map");
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
             let Some(b) = q.batches.iter_mut().find(|b| b.id == id) else {
                 continue;
             };
@@ -633,7 +638,9 @@ impl WriterTask {
             Ok(bytes) => q.batches[at].encoded = Encoded::Ready(bytes),
             Err(e) => {
                 // Never sent, so it holds no place in the sequence: dropping it is safe.
-                let batch = q.batches.remove(at).expect("position just found");
+                let Some(batch) = q.batches.remove(at) else {
+                    return;
+                };
                 let e = e.context(format!("table '{}'", self.table.path()));
                 self.fail_batch(batch, e);
             }
@@ -665,7 +672,9 @@ impl WriterTask {
                 if !may_send {
                     break;
                 }
-                let mut batch = q.batches.pop_front().expect("head checked above");
+                let Some(mut batch) = q.batches.pop_front() else {
+                    break;
+                };
                 let (writer_id, sequence) = if idempotent {
                     let position = *batch.position.get_or_insert_with(|| {
                         let p = q.next_position;
@@ -736,7 +745,9 @@ impl WriterTask {
         let Some(at) = q.in_flight.iter().position(|b| b.id == id) else {
             return;
         };
-        let mut batch = q.in_flight.remove(at).expect("position just found");
+        let Some(mut batch) = q.in_flight.remove(at) else {
+            return;
+        };
         self.in_flight -= 1;
         // A later batch of the bucket was acknowledged, so the server appended this one too
         // (it accepts a sequence only after its predecessor): whatever this answer says, the
@@ -855,14 +866,15 @@ async fn sleep_until(deadline: Option<Instant>) {
 fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Result<Vec<u8>> {
     match (payload, kind) {
         (BatchPayload::Arrow(parts), WriteKind::Log { compression }) => {
-            let one = if parts.len() == 1 {
-                parts.into_iter().next().expect("one part")
-            } else {
-                let schema = parts
-                    .first()
-                    .map(|p| p.schema())
-                    .ok_or_else(|| Error::internal("empty arrow batch"))?;
-                arrow_select::concat::concat_batches(&schema, &parts)?
+            let one = match <[_; 1]>::try_from(parts) {
+                Ok([one]) => one,
+                Err(parts) => {
+                    let schema = parts
+                        .first()
+                        .map(|p| p.schema())
+                        .ok_or_else(|| Error::internal("empty arrow batch"))?;
+                    arrow_select::concat::concat_batches(&schema, &parts)?
+                }
             };
             build_arrow_log_batch(
                 schema_id,

@@ -11,6 +11,7 @@ use arrow_schema::{DataType as ArrowType, SchemaRef};
 use super::core::{Piece, PiecePayload};
 use crate::client::Table;
 use crate::metadata::{PartitionSpec, TablePath};
+use crate::row::partition_value::{datum_partition_value, day_string, hex};
 use crate::row::Datum;
 use crate::{Error, Result};
 
@@ -168,40 +169,6 @@ fn arrow_partition_value(
     Ok(v)
 }
 
-/// The partition value text of one value.
-pub(crate) fn datum_partition_value(path: &TablePath, name: &str, d: &Datum) -> Result<String> {
-    Ok(match d {
-        Datum::Null => crate::bail_invalid!(
-            "partition column '{name}' of table '{path}' is null; partition values must not be null"
-        ),
-        Datum::String(s) => s.clone(),
-        Datum::Boolean(b) => b.to_string(),
-        Datum::TinyInt(v) => v.to_string(),
-        Datum::SmallInt(v) => v.to_string(),
-        Datum::Int(v) => v.to_string(),
-        Datum::BigInt(v) => v.to_string(),
-        Datum::Date(d) => day_string(*d),
-        Datum::Binary(b) => hex(b),
-        _ => {
-            return Err(Error::unsupported(format!(
-                "partition column '{name}' of table '{path}' has a type Riverlet cannot turn into a partition value yet"
-            )))
-        }
-    })
-}
-
-fn day_string(days: i32) -> String {
-    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("valid date");
-    match epoch.checked_add_signed(chrono::Duration::days(days as i64)) {
-        Some(d) => d.format("%Y-%m-%d").to_string(),
-        None => days.to_string(),
-    }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 /// Partition routing of one table: its partition columns (by index) and names.
 #[derive(Debug, Clone)]
 pub(crate) struct Partitioning {
@@ -320,7 +287,9 @@ pub(crate) fn pieces_from_batch(
         entry.0.push(r as u32);
     }
     for key in order {
-        let (idx, spec) = groups.remove(&key).expect("key recorded in order");
+        let (idx, spec) = groups.remove(&key).ok_or_else(|| {
+            Error::internal("partition/bucket group lost while splitting a batch")
+        })?;
         let part = if idx.len() == rows {
             batch.clone()
         } else {
