@@ -17,6 +17,7 @@ pub use error::{Error, ErrorKind, Result};
 pub mod blocking;
 pub mod client;
 pub mod metadata;
+pub mod metrics;
 pub mod proto;
 pub mod record;
 pub mod row;

@@ -22,6 +22,8 @@ from ._api import (
     Table,
     configure_runtime,
     connect,
+    metrics,
+    metrics_text,
 )
 from .errors import (
     AlreadyExistsError,
@@ -55,6 +57,8 @@ __all__ = [
     "Table",
     "configure_runtime",
     "connect",
+    "metrics",
+    "metrics_text",
     "AlreadyExistsError",
     "AuthenticationError",
     "ClosedError",

@@ -10,6 +10,8 @@ from ._api import (
     Table as Table,
     configure_runtime as configure_runtime,
     connect as connect,
+    metrics as metrics,
+    metrics_text as metrics_text,
 )
 from .errors import (
     RiverletError as RiverletError,
@@ -43,6 +45,8 @@ __all__ = [
     "Table",
     "configure_runtime",
     "connect",
+    "metrics",
+    "metrics_text",
     "AlreadyExistsError",
     "AuthenticationError",
     "ClosedError",

@@ -25,6 +25,20 @@ def configure_runtime(threads: int) -> None:
     _riverlet.configure_runtime(threads)
 
 
+def metrics() -> list[dict[str, Any]]:
+    """The client's metrics (and those of a :class:`LocalServer` in this process), each a dict
+    ``{"name": ..., "labels": {...}, "value": ...}``: requests, errors by code, bytes, request
+    latencies (histograms as ``_count`` and ``_sum``), writer buffered bytes and in-flight
+    batches. Names start with ``riverlet_client_`` / ``riverlet_server_``.
+    """
+    return _riverlet.metrics()
+
+
+def metrics_text() -> str:
+    """:func:`metrics` in Prometheus's text exposition format (to serve or to log)."""
+    return _riverlet.metrics_text()
+
+
 _Self = TypeVar("_Self", bound="_ClosesNative")
 
 

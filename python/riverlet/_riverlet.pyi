@@ -16,10 +16,14 @@ __all__ = [
     "Table",
     "configure_runtime",
     "connect",
+    "metrics",
+    "metrics_text",
 ]
 
 def connect(properties: Mapping[str, str]) -> Connection: ...
 def configure_runtime(threads: int) -> None: ...
+def metrics() -> list[dict[str, Any]]: ...
+def metrics_text() -> str: ...
 
 @final
 class LocalServer:

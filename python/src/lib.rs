@@ -10,6 +10,7 @@
 mod conn;
 mod convert;
 mod errors;
+mod metrics;
 mod modify;
 mod read;
 mod server;
@@ -28,5 +29,9 @@ fn _riverlet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::PySubscription>()?;
     m.add_function(wrap_pyfunction!(conn::connect, m)?)?;
     m.add_function(wrap_pyfunction!(conn::configure_runtime, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics::metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics::metrics_text, m)?)?;
+    // Riverlet's recorder, unless the host program installed a `metrics` recorder already.
+    riverlet::metrics::install();
     Ok(())
 }

@@ -22,6 +22,7 @@ pub mod config;
 pub mod kv;
 pub mod log;
 pub mod merge;
+pub mod metrics_http;
 pub mod net;
 pub mod service;
 pub mod tablets;
@@ -244,6 +245,10 @@ pub struct ServeArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long = "tls-key", value_name = "PEM", requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Serve the server's metrics in Prometheus's text format at http://HOST:PORT/metrics
+    /// (0 picks a free port; printed as "metrics: HOST:PORT").
+    #[arg(long = "metrics-port", value_name = "PORT")]
+    pub metrics_port: Option<u16>,
 }
 
 impl ServeArgs {
@@ -288,12 +293,33 @@ pub fn run_cli_serve(args: &ServeArgs) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::internal(format!("runtime: {e}")))?;
+    let host = config.host.clone();
     rt.block_on(async move {
+        let metrics = match args.metrics_port {
+            None => None,
+            Some(port) => {
+                riverlet::metrics::install();
+                let listener = tokio::net::TcpListener::bind((host.as_str(), port))
+                    .await
+                    .map_err(|e| {
+                        Error::network(format!(
+                            "--metrics-port: cannot listen on {host}:{port}: {e}"
+                        ))
+                    })?;
+                let addr = listener
+                    .local_addr()
+                    .map_err(|e| Error::network(e.to_string()))?;
+                Some((addr, tokio::spawn(metrics_http::serve(listener))))
+            }
+        };
         let srv = AsyncServer::start(config).await?;
         {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "bootstrap: {}", srv.bootstrap_servers());
+            if let Some((addr, _)) = &metrics {
+                let _ = writeln!(out, "metrics: {addr}");
+            }
             let _ = out.flush();
         }
         wait_for_signal().await;

@@ -50,6 +50,7 @@ pub async fn accept_loop(
                     let s = server.clone();
                     let sd = shutdown.clone();
                     conns.spawn(async move {
+                        let _open = count_open_connection();
                         let served = match s.config.tls.clone() {
                             None => serve_connection(s, stream, sd).await,
                             Some(tls) => match tokio::time::timeout(
@@ -85,6 +86,19 @@ pub async fn accept_loop(
     conns.shutdown().await;
 }
 
+/// Counts a connection as open until the returned guard drops (however its task ends).
+fn count_open_connection() -> impl Drop {
+    struct Open(metrics::Gauge);
+    impl Drop for Open {
+        fn drop(&mut self) {
+            self.0.decrement(1.0);
+        }
+    }
+    let gauge = metrics::gauge!(riverlet::metrics::SERVER_CONNECTIONS);
+    gauge.increment(1.0);
+    Open(gauge)
+}
+
 /// A client that connects and never completes the TLS handshake is dropped after this.
 const TLS_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -102,7 +116,9 @@ where
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(in_flight + 4);
     let slots = Arc::new(Semaphore::new(in_flight));
     let writer = tokio::spawn(async move {
+        let sent = metrics::counter!(riverlet::metrics::SERVER_BYTES_SENT);
         while let Some(frame) = rx.recv().await {
+            sent.increment(frame.len() as u64);
             if wr.write_all(&frame).await.is_err() {
                 break;
             }
@@ -138,7 +154,11 @@ where
             f = frame::read_frame(&mut rd, max) => f,
         };
         let frame = match frame {
-            Ok(Some(f)) => f,
+            Ok(Some(f)) => {
+                metrics::counter!(riverlet::metrics::SERVER_BYTES_RECEIVED)
+                    .increment(f.len() as u64);
+                f
+            }
             Ok(None) => break Ok(()),
             Err(e) => {
                 if e.kind() == riverlet::ErrorKind::Corrupt {
@@ -227,11 +247,24 @@ struct Job {
 impl Job {
     /// Serves the request and returns the response frame.
     async fn serve(self, server: &Arc<Server>) -> Vec<u8> {
+        use riverlet::metrics as m;
         let id = self.request_id;
-        match server.handle(self.key, self.api_version, self.body).await {
+        let api = self.key.name();
+        let started = std::time::Instant::now();
+        let out = match server.handle(self.key, self.api_version, self.body).await {
             Ok(b) => success_or_error_frame(id, &b),
-            Err(e) => frame::encode_error_response(id, code_of(&e), e.message()),
-        }
+            Err(e) => {
+                let code = code_of(&e);
+                let name = riverlet::error::codes::name_of(code);
+                metrics::counter!(m::SERVER_REQUEST_ERRORS, "api" => api, "code" => name)
+                    .increment(1);
+                frame::encode_error_response(id, code, e.message())
+            }
+        };
+        metrics::counter!(m::SERVER_REQUESTS, "api" => api).increment(1);
+        metrics::histogram!(m::SERVER_REQUEST_SECONDS, "api" => api)
+            .record(started.elapsed().as_secs_f64());
+        out
     }
 }
 

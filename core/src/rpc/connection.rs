@@ -468,6 +468,8 @@ impl ServerConnection {
         }
         let request_id = self.allocate_request_id();
         let frame = frame::encode_request(api_key.id(), api_version, request_id, message)?;
+        let sent = frame.len();
+        let started = std::time::Instant::now();
         let (reply_tx, reply_rx) = oneshot::channel();
         self.shared.register(request_id, reply_tx)?;
         let _guard = PendingGuard {
@@ -484,7 +486,7 @@ impl ServerConnection {
                 Err(_) => Err(self.shared.closed_error()),
             }
         };
-        match tokio::time::timeout(self.request_timeout, exchange).await {
+        let result = match tokio::time::timeout(self.request_timeout, exchange).await {
             Ok(result) => result,
             Err(_) => Err(Error::new(
                 ErrorKind::Timeout,
@@ -495,7 +497,15 @@ impl ServerConnection {
                     self.request_timeout
                 ),
             )),
-        }
+        };
+        crate::metrics::client_request(
+            api_key.name(),
+            sent,
+            result.as_ref().map_or(0, |body| body.len()),
+            started.elapsed().as_secs_f64(),
+            result.as_ref().err(),
+        );
+        result
     }
 
     fn allocate_request_id(&self) -> i32 {

@@ -170,8 +170,10 @@ impl WriterHandle {
             return fut;
         }
         self.buffered.fetch_add(size, Ordering::AcqRel);
+        metrics::gauge!(crate::metrics::CLIENT_WRITER_BUFFERED_BYTES).increment(size as f64);
         if self.tx.send(Command::Write { pieces, tracker }).is_err() {
             self.buffered.fetch_sub(size, Ordering::AcqRel);
+            metrics::gauge!(crate::metrics::CLIENT_WRITER_BUFFERED_BYTES).decrement(size as f64);
             return WriteFuture::failed(closed_error());
         }
         fut
@@ -435,6 +437,7 @@ impl WriterTask {
 
     fn release(&self, bytes: usize) {
         self.buffered.fetch_sub(bytes, Ordering::AcqRel);
+        metrics::gauge!(crate::metrics::CLIENT_WRITER_BUFFERED_BYTES).decrement(bytes as f64);
         self.capacity.notify_waiters();
     }
 
@@ -696,6 +699,8 @@ impl WriterTask {
                         });
                         q.in_flight.push_back(batch);
                         self.in_flight += 1;
+                        metrics::gauge!(crate::metrics::CLIENT_WRITER_IN_FLIGHT_BATCHES)
+                            .increment(1.0);
                     }
                     Err(e) => {
                         // Cannot happen for bytes we encoded; fail the batch rather than loop.
@@ -749,6 +754,7 @@ impl WriterTask {
             return;
         };
         self.in_flight -= 1;
+        metrics::gauge!(crate::metrics::CLIENT_WRITER_IN_FLIGHT_BATCHES).decrement(1.0);
         // A later batch of the bucket was acknowledged, so the server appended this one too
         // (it accepts a sequence only after its predecessor): whatever this answer says, the
         // rows are in.
