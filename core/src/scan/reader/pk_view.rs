@@ -166,9 +166,9 @@ pub(crate) async fn latest_view_bucket(
     Ok((batches, end))
 }
 
-/// The offsets `[earliest, high watermark)` to replay for the latest view of a bucket on a
-/// server without ScanKv, or Unsupported when a KV snapshot exists and the log no longer starts
-/// at 0.
+/// The offsets `[0, high watermark)` to replay for the latest view of a bucket on a server
+/// without ScanKv, or Unsupported when the log no longer starts at 0 (expired or snapshotted
+/// away, entirely or in part: a replay would silently miss the older keys).
 async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i64, i64)> {
     let info = &table.info;
     let admin = table.conn.admin();
@@ -194,7 +194,9 @@ async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i
         .get(&b.bucket)
         .copied()
         .unwrap_or(0);
-    if earliest > 0 && earliest < latest {
+    // Replaying a log that no longer starts at 0 would miss the keys written before its
+    // start: a silently partial (or, with the whole log expired, empty) view. Refuse instead.
+    if earliest > 0 {
         let req = GetLatestKvSnapshotsRequest {
             table_path: PbTablePath::from(&info.table_path),
             partition_name: b.partition_name.clone(),
@@ -203,25 +205,29 @@ async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i
         let snapshot = resp
             .latest_snapshots
             .iter()
-            .find(|s| s.bucket_id == b.bucket && s.snapshot_id.is_some());
-        if let Some(s) = snapshot {
-            return Err(Error::unsupported(format!(
-                "reading the latest view of bucket {}{} of primary-key table '{}': the tablet \
-                 server at {server} has no ScanKv API (Apache Fluss 0.9.x), and the bucket's log \
-                 no longer starts at offset 0 (it starts at {earliest}) while a KV snapshot (id \
-                 {}, log offset {}) holds the older state; reading it would need the snapshot's \
-                 RocksDB files, which Riverlet does not download. Use a server with ScanKv \
-                 (Apache Fluss 1.0 or riverlet-server), or a time-range read (between).",
-                b.bucket,
-                b.partition_name
-                    .as_ref()
-                    .map(|p| format!(" of partition '{p}'"))
-                    .unwrap_or_default(),
-                table_name(table),
-                s.snapshot_id.unwrap_or_default(),
-                s.log_offset.unwrap_or_default()
-            )));
-        }
+            .find(|s| s.bucket_id == b.bucket && s.snapshot_id.is_some())
+            .map(|s| {
+                format!(
+                    " while a KV snapshot (id {}, log offset {}) holds the older state; reading \
+                     it would need the snapshot's RocksDB files, which Riverlet does not download",
+                    s.snapshot_id.unwrap_or_default(),
+                    s.log_offset.unwrap_or_default()
+                )
+            })
+            .unwrap_or_else(|| "; the changes before it are gone".to_string());
+        return Err(Error::unsupported(format!(
+            "reading the latest view of bucket {}{} of primary-key table '{}': the tablet \
+             server at {server} has no ScanKv API (Apache Fluss 0.9.x), and the bucket's log \
+             no longer starts at offset 0 (it starts at {earliest}, its end is {latest}){snapshot}. \
+             Use a server with ScanKv (Apache Fluss 1.0 or riverlet-server), or a time-range read \
+             (between).",
+            b.bucket,
+            b.partition_name
+                .as_ref()
+                .map(|p| format!(" of partition '{p}'"))
+                .unwrap_or_default(),
+            table_name(table),
+        )));
     }
     Ok((earliest, latest))
 }
