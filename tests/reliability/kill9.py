@@ -55,8 +55,9 @@ PAUSE_LIMIT_S = 150.0
 class Server:
     """`riverlet serve` (or the standalone `riverlet-server`, same flags) on a fixed data dir."""
 
-    def __init__(self, binary: str, data_dir: str) -> None:
+    def __init__(self, binary: str, data_dir: str, env: Optional[dict[str, str]] = None) -> None:
         self.binary, self.data_dir, self.port = binary, data_dir, 0
+        self.env = None if env is None else {**os.environ, **env}
         self.proc: Optional[subprocess.Popen] = None
         self.bootstrap = ""
 
@@ -67,7 +68,7 @@ class Server:
         for _ in range(50):
             p = subprocess.Popen(
                 [self.binary, *sub, "--data-dir", self.data_dir, "--port", str(self.port)],
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=self.env,
             )
             line = p.stdout.readline().strip() if p.stdout else ""
             if line.startswith("bootstrap: "):
@@ -203,7 +204,8 @@ def check(bootstrap: str, writers: list[Writer], history: dict) -> tuple[int, li
         log = log_table.changelog()
         pk_log = pk_table.changelog()
         kv = pk_table.read()
-        all_keys = [k for w in writers for k in range(w.w * KEYS_PER_WRITER, (w.w + 1) * KEYS_PER_WRITER)]
+        all_keys = [k for w in writers
+                    for k in range(w.w * KEYS_PER_WRITER, (w.w + 1) * KEYS_PER_WRITER)]
         looked_up = pk_table.lookup_many(all_keys)
 
     # --- the log table
@@ -289,7 +291,8 @@ def main() -> int:
                 conn.create_database("rel", if_not_exists=True)
                 conn.create_table("rel.log", LOG_SCHEMA, buckets=1)
                 conn.create_table("rel.pk", PK_SCHEMA, primary_key=["k"], buckets=1)
-            writers = [Writer(w, server.bootstrap, rnd.randrange(1 << 30), not a.no_idempotence) for w in range(a.writers)]
+            writers = [Writer(w, server.bootstrap, rnd.randrange(1 << 30), not a.no_idempotence)
+                       for w in range(a.writers)]
             for w in writers:
                 w.start()
             history: dict = {}
@@ -309,7 +312,8 @@ def main() -> int:
                 stuck = [w.w for w in writers if not w.pause()]
                 errors = [w.error for w in writers if w.error]
                 rows, findings = check(server.bootstrap, writers, history)
-                findings += [f"writer {s} still busy {PAUSE_LIMIT_S:.0f} s after pause" for s in stuck]
+                findings += [f"writer {s} still busy {PAUSE_LIMIT_S:.0f} s after pause"
+                             for s in stuck]
                 findings += errors
                 total_rows += rows
                 findings = [f for f in findings if f not in known]
@@ -319,7 +323,8 @@ def main() -> int:
                 print(f"cycle {cycle}/{a.cycles}: ran {run_s:.1f} s, acked appends "
                       f"{acked_at_kill - acked0} before the kill and "
                       f"{sum(len(w.acked) for w in writers) - acked_at_kill} after the restart "
-                      f"(restart {down_s:.1f} s); total rows acked {sum(len(w.acked) for w in writers)}, "
+                      f"(restart {down_s:.1f} s); total rows acked "
+                      f"{sum(len(w.acked) for w in writers)}, "
                       f"upserts {ops['upsert']}, deletes {ops['delete']}, failed calls "
                       f"{ops['failed']}; rows checked {rows}; new findings {len(findings)}"
                       f" ({time.monotonic() - t0:.1f} s)"

@@ -15,7 +15,11 @@ once; primary-key table: exactly the acknowledged value of every key; the subscr
 row exactly once) and the server's memory is back on its plateau: its RSS is sampled every
 0.5 s; the plateau is the median of the second quarter of the run (after warm-up); the median of
 the last quarter and the RSS after 3 s of idle must each stay within
-`plateau * 1.25 + 32 MiB` (the bound). Prints its figures; exits 1 on any finding.
+`plateau * 1.25 + 32 MiB` (the bound). The server runs with MALLOC_ARENA_MAX=2 unless
+--malloc-arenas says otherwise: with glibc's default of 8 arenas per core, the short-lived
+threads of the server's blocking pool each fill an arena of their own and glibc keeps the freed
+memory, so RSS creeps up for minutes without anything leaking (RELIABILITY.md, "Soak").
+Prints its figures; exits 1 on any finding.
 
     .venv/bin/python tests/reliability/soak.py [--seconds 600] [--rate 250]
         [--server target/debug/riverlet]
@@ -24,6 +28,7 @@ the last quarter and the RSS after 3 s of idle must each stay within
 from __future__ import annotations
 
 import argparse
+import bisect
 import random
 import statistics
 import sys
@@ -59,7 +64,7 @@ class Shared:
         self.lock = threading.Lock()
         self.findings: list[str] = []
         self.acked_rows = [0] * writers  # rows acked per writer: seq 0 .. n-1
-        self.pk = [dict() for _ in range(writers)]  # key -> acked seq, per writer
+        self.pk: list[dict[int, int]] = [{} for _ in range(writers)]  # key -> acked seq, per writer
         self.counts: dict[str, int] = {}
 
     def finding(self, text: str) -> None:
@@ -108,11 +113,17 @@ def writer(w: int, bootstrap: str, s: Shared, rate: float) -> None:
     conn.close()
 
 
-def reader(name: str, bootstrap: str, s: Shared, body: Callable[[riverlet.Connection], None]) -> None:
+def reader(name: str, bootstrap: str, s: Shared,
+           body: Callable[[riverlet.Connection], None]) -> None:
     with riverlet.connect(bootstrap, request_timeout=60.0) as conn:
         while not s.stop.is_set():
             body(conn)
             s.count(name)
+
+
+def epoch_ms(col: pa.ChunkedArray) -> list[int]:
+    """Commit timestamps as epoch milliseconds (the column is a naive timestamp in UTC)."""
+    return col.cast(pa.timestamp("ms", tz=col.type.tz)).cast(pa.int64()).to_pylist()
 
 
 def full_scan(s: Shared) -> Callable[[riverlet.Connection], None]:
@@ -130,7 +141,7 @@ def time_window(s: Shared, windows: list) -> Callable[[riverlet.Connection], Non
         a = now - random.randint(500, 5000)
         b = a + random.randint(100, 2000)
         t = conn.table("soak.log").changelog(start=a, end=b, columns=["w", "seq"])
-        ts = [int(x.timestamp() * 1000) for x in t.column("_commit_timestamp").to_pylist()]
+        ts = epoch_ms(t.column("_commit_timestamp"))
         outside = [x for x in ts if not a <= x < b]
         if outside:
             s.finding(f"time window [{a}, {b}): {len(outside)} rows outside it, e.g. {outside[0]}")
@@ -209,13 +220,16 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--rate", type=float, default=250, help="rows/s per writer, at most")
     ap.add_argument("--server", default=str(ROOT / "target" / "debug" / "riverlet"))
+    ap.add_argument("--malloc-arenas", type=int, default=2,
+                    help="MALLOC_ARENA_MAX of the server (0: glibc's default, 8 per core)")
     a = ap.parse_args()
     s = Shared(WRITERS)
     windows: list = []
     sub_got: dict = {}
     sub_done = threading.Event()
     with tempfile.TemporaryDirectory(prefix="riverlet-soak-") as d:
-        server = Server(a.server, d)
+        arenas = {"MALLOC_ARENA_MAX": str(a.malloc_arenas)} if a.malloc_arenas > 0 else {}
+        server = Server(a.server, d, arenas)
         server.start()
         assert server.proc is not None
         pid = server.proc.pid
@@ -266,15 +280,14 @@ def main() -> int:
             if have_pk != want_pk:
                 diff = [k for k in set(want_pk) | set(have_pk) if want_pk.get(k) != have_pk.get(k)]
                 s.finding(f"primary-key table: {len(diff)} keys differ from the acknowledged "
-                          f"values, e.g. key {diff[0]}: {have_pk.get(diff[0])} vs {want_pk.get(diff[0])}")
+                          f"values, e.g. key {diff[0]}: {have_pk.get(diff[0])} instead of "
+                          f"{want_pk.get(diff[0])}")
             dup = sum(1 for n in sub_got.values() if n > 1)
             if set(sub_got) != expected or dup:
                 s.finding(f"subscription: {len(expected - set(sub_got))} acknowledged rows "
                           f"missing, {len(set(sub_got) - expected)} unacknowledged, {dup} twice")
-            ts = [int(x.timestamp() * 1000) for x in windows_now.column("_commit_timestamp").to_pylist()]
-            ts.sort()
+            ts = sorted(epoch_ms(windows_now.column("_commit_timestamp")))
             shrunk = exact = 0
-            import bisect
             for lo, hi, n in windows:
                 now_n = bisect.bisect_left(ts, hi) - bisect.bisect_left(ts, lo)
                 shrunk += now_n < n
@@ -308,7 +321,9 @@ def main() -> int:
     print(f"  checked: {len(pairs)} log rows, {len(have_pk)} keys, {len(sub_got)} subscribed rows")
     print(f"  server RSS MiB: first {rss[0]:.0f}, plateau {plateau:.0f}, peak {max(rss):.0f}, "
           f"last-quarter median {tail:.0f}, after idle {idle_rss:.0f} (bound {bound:.0f}); "
-          f"{len(rss)} samples")
+          f"{len(rss)} samples, MALLOC_ARENA_MAX {a.malloc_arenas or 'default'}")
+    print("  server RSS MiB by tenth of the run: "
+          + " ".join(f"{rss[min(len(rss) - 1, i * len(rss) // 10)]:.0f}" for i in range(10)))
     print(f"  findings: {len(s.findings)}")
     for f in s.findings[:20]:
         print(f"    {f}")
