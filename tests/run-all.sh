@@ -59,6 +59,12 @@ run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh
 # Python: the riverlet package (its own virtualenv .venv) and the official client's interop
 # suite (pyfluss pins pandas 3, so it gets .venv-interop).
 run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
+# Reliability scripts (tests/reliability, RELIABILITY.md), short runs: the riverlet package in
+# .venv from the suite above, `riverlet serve` from the cargo build.
+run_suite "kill -9 crash safety (3 cycles)" \
+  "$ROOT/.venv/bin/python" tests/reliability/kill9.py --cycles 3 --server "$ROOT/target/debug/riverlet"
+run_suite "soak (30 s)" \
+  "$ROOT/.venv/bin/python" tests/reliability/soak.py --seconds 30 --server "$ROOT/target/debug/riverlet"
 run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
