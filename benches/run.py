@@ -43,6 +43,9 @@ REPO = HERE.parent
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
 SERVER_BIN = Path(os.environ.get("BENCH_SERVER_BIN", TARGET / "release" / "riverlet-server"))
 CEILING_BIN = TARGET / "bench" / "tcp_ceiling"
+# the decode ceiling: core/examples/scan_throughput.rs `decode` (release)
+DECODE_BIN = TARGET / "release" / "examples" / "scan_throughput"
+SECTIONS = ("scan", "decode", "between", "append", "upsert", "lookup", "stream")
 WORKER = HERE / "worker.py"
 # numpy's OpenBLAS threads (pyarrow imports numpy) otherwise spin on the 2 cores in every worker
 WORKER_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
@@ -73,6 +76,11 @@ def build(args) -> dict:
         r = sh(["cargo", "build", "--release", "-q", "-p", "riverlet-server"], cwd=REPO, env=env)
         if r.returncode != 0:
             sys.exit("cargo build --release -p riverlet-server failed")
+        if "decode" in args.sections:
+            r = sh(["cargo", "build", "--release", "-q", "-p", "riverlet", "--example",
+                    "scan_throughput"], cwd=REPO, env=env)
+            if r.returncode != 0:
+                notes["decode_build"] = "cargo build --release --example scan_throughput failed"
     if not SERVER_BIN.exists():
         sys.exit(f"{SERVER_BIN} is missing (run without --no-build)")
     src = HERE / "tcp_ceiling.rs"
@@ -361,7 +369,12 @@ def main() -> None:
     ap.add_argument("--work-dir", default=None, help="default: a fresh temp dir, removed at the end")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--worker-timeout", type=float, default=240)
+    ap.add_argument("--stream-runs", type=int, default=2)
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help="comma-separated subset of " + ",".join(SECTIONS) + " (default: all); "
+                         "scan is always measured")
     args = ap.parse_args()
+    args.sections = {x.strip() for x in args.sections.split(",") if x.strip()} | {"scan"}
     args.contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
     append_rows = args.append_rows or args.rows
     pk_rows = args.pk_rows or min(args.rows, 1_000_000)
@@ -417,11 +430,13 @@ def main() -> None:
         log(f"log segments of the table: {wire / 1e6:.1f} MB")
         results["load"] = load
         results["wire_bytes"] = wire
-        pk_loader = "riverlet" if "riverlet" in contenders else "pyfluss"
-        pk = run_worker(dict(base, op="create_load_pk", contender=pk_loader, table="bench.pk",
-                             rows=pk_rows), timeout=max(timeout, 600))
-        log(f"loaded the lookup table: {pk['rows']:,} rows with {pk_loader} in {pk['seconds']:.1f}s")
-        results["pk_load"] = dict(pk, loader=pk_loader)
+        if "lookup" in args.sections:
+            pk_loader = "riverlet" if "riverlet" in contenders else "pyfluss"
+            pk = run_worker(dict(base, op="create_load_pk", contender=pk_loader, table="bench.pk",
+                                 rows=pk_rows), timeout=max(timeout, 600))
+            log(f"loaded the lookup table: {pk['rows']:,} rows with {pk_loader} in "
+                f"{pk['seconds']:.1f}s")
+            results["pk_load"] = dict(pk, loader=pk_loader)
 
         def order(run: int) -> list[str]:
             return contenders if run % 2 == 0 else contenders[::-1]
@@ -445,6 +460,27 @@ def main() -> None:
         results["scan"] = scan
         results["ceiling"] = ceiling
 
+        # -- 2b: the decode ceiling: the same record bytes decoded from memory, all cores -----
+        if "decode" in args.sections:
+            if DECODE_BIN.exists():
+                tablet_dir = data_dir / "tablets" / str(load["table_id"])
+                r = subprocess.run([str(DECODE_BIN), "decode", server.bootstrap, "bench.scan",
+                                    str(args.runs), str(tablet_dir)],
+                                   capture_output=True, text=True, env=WORKER_ENV)
+                if r.returncode == 0:
+                    runs_out = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+                    results["decode"] = {m: [x for x in runs_out if x["mode"] == m]
+                                         for m in ("keep", "drop")}
+                    for m, xs in results["decode"].items():
+                        log(f"decode ceiling ({m}): " + ", ".join(f"{x['seconds']:.3f}s" for x in xs)
+                            + f" ({xs[0]['batches']} batches, {xs[0]['threads']} threads)")
+                else:
+                    results.setdefault("warnings", []).append(
+                        "decode ceiling failed: " + (r.stderr.strip().splitlines() or ["?"])[-1])
+            else:
+                results.setdefault("warnings", []).append(
+                    f"decode ceiling not measured: {DECODE_BIN} is missing")
+
         # -- 4: 1% time-range window vs the full scan (riverlet) -----------------------------
         # the load wrote 100 slices of 1% each, stamped before each started: the window is the
         # middle slice, [stamp 49, stamp 50)
@@ -455,7 +491,7 @@ def main() -> None:
                              "span_ms": stamps[-1] - stamps[0],
                              "expected_rows": load["slice_rows"][mid], "slice": mid}
         between: dict[str, list] = {c: [] for c in contenders}
-        for run in range(args.runs):
+        for run in range(args.runs if "between" in args.sections else 0):
             for c in order(run):
                 r = run_worker(dict(base, op="between", contender=c, table="bench.scan",
                                     start_ms=w_start, end_ms=w_end), timeout)
@@ -469,7 +505,7 @@ def main() -> None:
 
         # -- 3: appends of 8k-row batches into a fresh table per run -------------------------
         append: dict[str, list] = {c: [] for c in contenders}
-        for run in range(args.append_runs):
+        for run in range(args.append_runs if "append" in args.sections else 0):
             for c in order(run):
                 r = run_worker(dict(base, op="append", contender=c, table=f"bench.append_{c}_{run}",
                                     rows=append_rows), timeout)
@@ -479,7 +515,7 @@ def main() -> None:
 
         # -- 3b: upserts of 8k-row Arrow batches into a fresh primary-key table per run -------
         upsert: dict[str, list] = {c: [] for c in contenders}
-        for run in range(args.upsert_runs):
+        for run in range(args.upsert_runs if "upsert" in args.sections else 0):
             for c in order(run):
                 r = run_worker(dict(base, op="upsert", contender=c, table=f"bench.upsert_{c}_{run}",
                                     rows=upsert_rows), max(timeout, 600))
@@ -494,7 +530,7 @@ def main() -> None:
         keys = [rnd.randrange(pk_rows) for _ in range(args.lookup_keys)]
         lat_keys = [rnd.randrange(pk_rows) for _ in range(args.latency_keys)]
         lookup: dict[str, list] = {c: [] for c in contenders}
-        for run in range(args.lookup_runs):
+        for run in range(args.lookup_runs if "lookup" in args.sections else 0):
             for c in order(run):
                 r = run_worker(dict(base, op="lookup", contender=c, table="bench.pk", keys=keys,
                                     latency_keys=lat_keys, key_column="id",
@@ -508,7 +544,7 @@ def main() -> None:
         # -- 6: peak RSS of a streaming scan --------------------------------------------------
         stream: dict[str, list] = {c: [] for c in contenders}
         idle: dict[str, list] = {c: [] for c in contenders}
-        for run in range(2):
+        for run in range(args.stream_runs if "stream" in args.sections else 0):
             for c in order(run):
                 r = run_worker(dict(base, op="stream", contender=c, table="bench.scan"), timeout)
                 stream[c].append(r)
@@ -517,7 +553,7 @@ def main() -> None:
                         f"stream {c} run {run} returned {r['rows']:,} rows, expected {args.rows:,}")
                 log(f"stream {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s, "
                     f"peak RSS {r['maxrss_kib'] / 1024:.0f} MiB")
-        for c in contenders:
+        for c in contenders if "stream" in args.sections else []:
             idle[c].append(run_worker(dict(base, op="idle", contender=c, table="bench.scan"), timeout))
         results["stream"] = stream
         results["idle"] = idle
@@ -620,6 +656,15 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         s = ceil[m]
         p(f"| {label} | {s['median']:.3f} | {s['min']:.3f}–{s['max']:.3f} | {s['spread_pct']:.0f}% | – | – | "
           f"{wire / s['median'] / 1e6:.0f} | 100% | – |")
+    dec = res.get("decode") or {}
+    dec_med = {m: summary([r["seconds"] for r in dec[m]]) for m in ("keep", "drop") if dec.get(m)}
+    for m, label in (("keep", "ceiling: decode from memory, all cores, keeping the batches"),
+                     ("drop", "ceiling: decode from memory, all cores, dropping each batch")):
+        if m in dec_med:
+            s = dec_med[m]
+            p(f"| {label} | {s['median']:.3f} | {s['min']:.3f}–{s['max']:.3f} | {s['spread_pct']:.0f}% | "
+              f"{fmt_rate(rows / s['median'])} | {arrow_bytes / s['median'] / 1e6:.0f} | "
+              f"{wire / s['median'] / 1e6:.0f} | – | – |")
     p("")
     if "riverlet" in scan_med and "pyfluss" in scan_med:
         r = scan_med["pyfluss"] / scan_med["riverlet"]
@@ -633,6 +678,33 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
       "of that size (so it pays the page faults a client pays to hold its result), 'reuse' into "
       "one 1 MiB buffer (the socket alone).")
     p("")
+    if "keep" in dec_med:
+        d = dec["keep"][0]
+        p("**The decode ceiling** (`scan_throughput decode`, core/examples/scan_throughput.rs, "
+          "release): the table's log segments, read from the server's data dir into memory once "
+          f"({d['batches']:,} log batches, {d['wire_bytes'] / 1e6:.1f} MB: the record bytes a full "
+          "scan fetches), checked and decoded (CRC-32C, ZSTD, Arrow IPC) by Riverlet's record "
+          f"decoder on {d['threads']} threads with no network; 'keeping' holds every batch to the "
+          "end of the run (the work of a read into a table, page faults included), 'dropping' "
+          "frees each (the work of a streaming read). Share of the decode ceiling = ceiling time "
+          "/ contender time: the full scan against 'keeping', the streaming scan (section 6) "
+          "against 'dropping'.")
+        p("")
+        p("| contender | full scan s | share of decode ceiling (keep) | streaming s | share of decode ceiling (drop) |")
+        p("| --- | --- | --- | --- | --- |")
+        for c in contenders:
+            fs = med(res["scan"][c])["median"]
+            st_runs = (res.get("stream") or {}).get(c) or []
+            st = med(st_runs)["median"] if st_runs else None
+            keep_share = dec_med["keep"]["median"] / fs * 100
+            drop_share = (dec_med["drop"]["median"] / st * 100) if st and "drop" in dec_med else None
+            p(f"| {c} | {fs:.3f} | {keep_share:.0f}% | {f'{st:.3f}' if st else 'n/a'} | "
+              f"{f'{drop_share:.0f}%' if drop_share is not None else 'n/a'} |")
+            line = f"scan {c}: {keep_share:.0f}% of the decode ceiling (full scan)"
+            if drop_share is not None:
+                line += f", {drop_share:.0f}% (streaming)"
+            ratios.append(line)
+        p("")
 
     # 3
     p("## 3. Append, 8192-row Arrow batches, into a fresh table per run")
@@ -641,7 +713,7 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     p("| --- | --- | --- | --- | --- | --- | --- |")
     app_rate = {}
     for c in contenders:
-        runs = res["append"].get(c) or []
+        runs = (res.get("append") or {}).get(c) or []
         if not runs:
             continue
         s = med(runs)
@@ -698,7 +770,7 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     p("| --- | --- | --- | --- | --- | --- | --- |")
     win = {}
     for c in contenders:
-        runs = res["between"].get(c) or []
+        runs = (res.get("between") or {}).get(c) or []
         if not runs or c not in scan_med:
             continue
         s = med(runs)
@@ -726,6 +798,24 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     p("")
 
     # 5
+    if res.get("pk_load"):
+        lookup_section(res, contenders, p, ratios)
+    stream_section(res, contenders, p, ratios)
+    notes = HERE / "PROFILE.md"
+    if notes.exists():
+        p(notes.read_text().strip())
+        p("")
+    p("## All ratios")
+    p("")
+    for line in ratios:
+        p(f"- {line}")
+    p("")
+    p("Raw per-run figures: benches/RESULTS.json (written next to this file).")
+    return "\n".join(md) + "\n", ratios
+
+
+def lookup_section(res: dict, contenders: list[str], p, ratios: list[str]) -> None:
+    a = res["args"]
     p("## 5. Point lookups")
     p("")
     p(f"Primary-key table of {res['pk_load']['rows']:,} rows (the first rows of the data, key `id`, "
@@ -740,7 +830,7 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     p("| --- | --- | --- | --- | --- |")
     lk = {}
     for c in contenders:
-        runs = res["lookup"].get(c) or []
+        runs = (res.get("lookup") or {}).get(c) or []
         if not runs:
             continue
         rate = summary([r["batched_keys"] / r["batched_seconds"] for r in runs])
@@ -759,7 +849,17 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         p(f"**Ratio:** {line} (latency: lower is better).")
     p("")
 
-    # 6
+
+def stream_section(res: dict, contenders: list[str], p, ratios: list[str]) -> None:
+    if not res.get("stream") or not any(res["stream"].values()):
+        return
+    a = res["args"]
+    rows = a["rows"]
+    arrow_bytes = res["shape"]["arrow_bytes"]
+
+    def med(runs, key="seconds"):
+        return summary([r[key] for r in runs]) if runs else {"n": 0}
+
     p("## 6. Peak RSS of a streaming scan of the whole table")
     p("")
     p("Peak resident set (VmHWM from /proc, read by the worker itself at its end) of the worker process that iterates the whole table "
@@ -790,20 +890,10 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         p("")
         p(f"Server peak RSS over the whole run: {res['server_peak_rss_kib'] / 1024:.0f} MiB.")
     p("")
-    notes = HERE / "PROFILE.md"
-    if notes.exists():
-        p(notes.read_text().strip())
-        p("")
-    p("## All ratios")
-    p("")
-    for line in ratios:
-        p(f"- {line}")
-    p("")
-    p("Raw per-run figures: benches/RESULTS.json (written next to this file).")
-    return "\n".join(md) + "\n", ratios
 
 
-KEPT_SECTIONS = [("<!-- jvm-boundary", "<!-- /jvm-boundary -->")]
+KEPT_SECTIONS = [("<!-- jvm-boundary", "<!-- /jvm-boundary -->"),
+                 ("<!-- server-vs-fluss", "<!-- /server-vs-fluss -->")]
 
 
 def write_results(out: Path, text: str) -> None:

@@ -334,7 +334,8 @@ def riverlet_main(spec: dict) -> dict:
             t.append(batches)
             out["seconds"] = time.perf_counter() - t0
             out["rows"] = data.num_rows
-            conn.drop_table(spec["table"], if_exists=True)
+            if not spec.get("keep"):
+                conn.drop_table(spec["table"], if_exists=True)
         elif op == "upsert":
             data = load_data(spec["data"], spec["rows"])
             db = spec["table"].split(".", 1)[0]

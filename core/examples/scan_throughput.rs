@@ -7,9 +7,17 @@
 //! cargo run --release -p riverlet --example scan_throughput -- scan localhost:9123 bench.t 5
 //! ```
 //! `scan` prints one JSON line per run: `{"run": i, "rows": n, "bytes": b, "seconds": s}`.
+//!
+//! `decode <bootstrap> <db.table> <runs> <tablet-dir>` is the decode ceiling of benches/run.py:
+//! it reads the table's log segments (`<tablet-dir>/*/log/*.log` of a `riverlet serve` data
+//! dir: the record bytes a full scan fetches) into memory once, then checks and decodes every
+//! batch (CRC-32C, ZSTD, Arrow IPC) on all cores with no network, `runs` times, once keeping
+//! every decoded batch until the end of the run (as a read into a table does) and once dropping
+//! each (as a streaming read does). One JSON line per run and mode.
 //! With only a bootstrap address (as tests/run-examples.sh runs every example) it loads 20,000
 //! rows into a new table, scans it once and checks that every row came back.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,8 +25,10 @@ use arrow_array::{
     BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
+use arrow_schema::SchemaRef;
 use riverlet::blocking::Connection;
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use riverlet::record::{LogBatchIter, LogRecordBatch};
 use riverlet::scan::ReadRequest;
 
 const BATCH_ROWS: usize = 8192;
@@ -28,7 +38,8 @@ const CATEGORIES: [&str; 8] = [
 
 fn usage() -> riverlet::Error {
     riverlet::Error::invalid(
-        "usage: scan_throughput load <bootstrap> <db.table> <rows> | scan <bootstrap> <db.table> <runs>",
+        "usage: scan_throughput load <bootstrap> <db.table> <rows> | scan <bootstrap> <db.table> <runs> \
+         | decode <bootstrap> <db.table> <runs> <tablet-dir>",
     )
 }
 
@@ -36,6 +47,16 @@ fn main() -> riverlet::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [bootstrap] = args.as_slice() {
         return self_check(bootstrap);
+    }
+    if let [cmd, bootstrap, table, n, dir] = args.as_slice() {
+        if cmd == "decode" {
+            let runs = n
+                .parse()
+                .map_err(|_| riverlet::Error::invalid(format!("not a count: '{n}'")))?;
+            let conn = Connection::connect_to(bootstrap)?;
+            let table = conn.table(&TablePath::parse(table)?)?;
+            return decode(&table.arrow_schema(), std::path::Path::new(dir), runs);
+        }
     }
     let [cmd, bootstrap, table, n] = args.as_slice() else {
         return Err(usage());
@@ -142,6 +163,98 @@ fn scan(conn: &Connection, path: &TablePath, runs: usize) -> riverlet::Result<()
         println!(
             "{{\"run\": {run}, \"rows\": {rows}, \"bytes\": {bytes}, \"seconds\": {seconds:.6}}}"
         );
+    }
+    Ok(())
+}
+
+/// The record bytes of every `*.log` segment under `dir/*/log/`, split into log batches.
+fn segment_batches(dir: &std::path::Path) -> riverlet::Result<Vec<Vec<u8>>> {
+    let io = |e: std::io::Error| riverlet::Error::invalid(format!("{}: {e}", dir.display()));
+    let mut files = Vec::new();
+    for bucket in std::fs::read_dir(dir).map_err(io)? {
+        let log = bucket.map_err(io)?.path().join("log");
+        let Ok(entries) = std::fs::read_dir(&log) else {
+            continue;
+        };
+        for f in entries {
+            let f = f.map_err(io)?.path();
+            if f.extension().is_some_and(|e| e == "log") {
+                files.push(f);
+            }
+        }
+    }
+    let mut batches = Vec::new();
+    for f in files {
+        let data = std::fs::read(&f).map_err(io)?;
+        let mut it = LogBatchIter::new(&data);
+        for batch in it.by_ref() {
+            batches.push(batch?.as_bytes().to_vec());
+        }
+    }
+    if batches.is_empty() {
+        return Err(riverlet::Error::invalid(format!(
+            "no log batches under {}/*/log/*.log",
+            dir.display()
+        )));
+    }
+    Ok(batches)
+}
+
+/// Decodes every batch on all cores, `runs` times per mode; see the module doc.
+fn decode(schema: &SchemaRef, dir: &std::path::Path, runs: usize) -> riverlet::Result<()> {
+    let batches = segment_batches(dir)?;
+    let wire: usize = batches.iter().map(Vec::len).sum();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    for run in 0..runs {
+        for keep in [true, false] {
+            let next = AtomicUsize::new(0);
+            let t0 = Instant::now();
+            let per_thread: Vec<riverlet::Result<(usize, usize, Vec<RecordBatch>)>> =
+                std::thread::scope(|s| {
+                    let workers: Vec<_> = (0..threads)
+                        .map(|_| {
+                            s.spawn(|| {
+                                let (mut rows, mut bytes, mut kept) = (0, 0, Vec::new());
+                                loop {
+                                    let i = next.fetch_add(1, Ordering::Relaxed);
+                                    let Some(raw) = batches.get(i) else {
+                                        return Ok((rows, bytes, kept));
+                                    };
+                                    let batch = LogRecordBatch::new(raw)?;
+                                    batch.ensure_valid()?;
+                                    let (_, decoded) = batch.arrow_records(schema)?;
+                                    rows += decoded.num_rows();
+                                    bytes += decoded.get_array_memory_size();
+                                    if keep {
+                                        kept.push(decoded);
+                                    }
+                                }
+                            })
+                        })
+                        .collect();
+                    workers
+                        .into_iter()
+                        .map(|w| {
+                            w.join().unwrap_or_else(|_| {
+                                Err(riverlet::Error::internal("a decoding thread panicked"))
+                            })
+                        })
+                        .collect()
+                });
+            let seconds = t0.elapsed().as_secs_f64();
+            let (mut rows, mut bytes) = (0, 0);
+            for r in per_thread {
+                let (r, b, _kept) = r?;
+                rows += r;
+                bytes += b;
+            }
+            let mode = if keep { "keep" } else { "drop" };
+            println!(
+                "{{\"run\": {run}, \"mode\": \"{mode}\", \"threads\": {threads}, \"batches\": {}, \
+                 \"wire_bytes\": {wire}, \"rows\": {rows}, \"bytes\": {bytes}, \"seconds\": {seconds:.6}}}",
+                batches.len()
+            );
+        }
     }
     Ok(())
 }

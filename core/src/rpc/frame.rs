@@ -13,7 +13,7 @@
 //! frame *without* its length prefix; [`decode_request_header`] and [`ResponseFrame::decode`]
 //! take that form. Nothing here panics on bytes from the network: every read is checked.
 
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes};
 use prost::Message;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -308,13 +308,16 @@ pub fn error_from_response(error: &ErrorResponse) -> Error {
 
 /// How much buffer [`read_frame`] reserves at once, so a bogus length cannot allocate a lot.
 const READ_CHUNK: usize = 64 * 1024;
+/// Frames up to this length are read into one buffer of their exact size.
+const EXACT_FRAME_BYTES: usize = 16 * 1024 * 1024;
 
 /// Reads one frame and returns it without its length prefix; `Ok(None)` on a clean end of
 /// stream before the first byte of a frame.
 ///
 /// A stream that ends inside a frame is an [`ErrorKind::Network`](crate::ErrorKind::Network) error; a negative length or one
 /// above `max_frame_size` is [`ErrorKind::Corrupt`](crate::ErrorKind::Corrupt) (the stream cannot be resynchronised after
-/// either). Memory grows with the bytes actually received, not with the announced length.
+/// either). Beyond 16 MiB, memory grows with the bytes actually received, not with the
+/// announced length.
 pub async fn read_frame<R: AsyncRead + Unpin + ?Sized>(
     reader: &mut R,
     max_frame_size: usize,
@@ -343,10 +346,21 @@ pub async fn read_frame<R: AsyncRead + Unpin + ?Sized>(
             "frame of {length} bytes exceeds the maximum frame size of {max_frame_size} bytes"
         )));
     }
-    let mut buf = BytesMut::with_capacity(length.min(READ_CHUNK));
+    // Frames up to EXACT_FRAME_BYTES (every FetchLog answer a read asks for) get their whole
+    // buffer at once; larger ones grow by doubling (capped at the length) as bytes arrive.
+    // Growing a BytesMut in small steps reallocates and copies through every power of two,
+    // holding the old and the new buffer at once (and up to twice the frame's size).
+    let mut buf: Vec<u8> = Vec::with_capacity(if length <= EXACT_FRAME_BYTES {
+        length
+    } else {
+        length.min(READ_CHUNK)
+    });
     while buf.len() < length {
-        let want = (length - buf.len()).min(READ_CHUNK);
-        buf.reserve(want);
+        if buf.len() == buf.capacity() {
+            let grown = (buf.capacity() * 2).clamp(READ_CHUNK, length);
+            buf.reserve_exact(grown - buf.len());
+        }
+        let want = (length - buf.len()).min(buf.capacity() - buf.len());
         let n = (&mut *reader).take(want as u64).read_buf(&mut buf).await?;
         if n == 0 {
             return Err(Error::network(format!(
@@ -355,7 +369,7 @@ pub async fn read_frame<R: AsyncRead + Unpin + ?Sized>(
             )));
         }
     }
-    Ok(Some(buf.freeze()))
+    Ok(Some(Bytes::from(buf)))
 }
 
 /// Writes one whole frame (as the `encode_*` functions return it) and flushes.

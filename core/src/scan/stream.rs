@@ -9,8 +9,10 @@ use tokio::sync::mpsc;
 
 use crate::{Result, Warning};
 
-/// How many finished batches a reader may run ahead of its consumer.
-const CHANNEL_DEPTH: usize = 4;
+/// How many finished batches a reader may run ahead of its consumer. A log read also has one
+/// batch per core being decoded ahead of this queue, so two are enough to keep the consumer
+/// fed; every queued batch is memory a streaming consumer did not ask to hold.
+const CHANNEL_DEPTH: usize = 2;
 
 /// An async stream of record batches of one schema, produced by a background task.
 ///
