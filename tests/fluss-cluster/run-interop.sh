@@ -13,6 +13,7 @@
 #   5. the Flink connector's MiniCluster ITs on Flink 1.20 (FlinkTestBase) with
 #      RIVERLET_TEST_BOOTSTRAP: they create the Flink pages' databases (my_db, finance, ...) by
 #      name, so they run once per cluster (Flink 2.x runs them against the embedded server only);
+#   6. tests/flink-compare: Fluss's own Flink connector and ours on the same statements;
 # stops the cluster (always, through a trap), prints a summary (pass counts, the tests that are
 # not applicable to the real server and why) and exits non-zero if anything failed.
 #
@@ -25,7 +26,7 @@
 #   FLUSS_INTEROP_KEEP=1      keep WORKDIR (logs) after the run
 #   RIVERLET_INTEROP_PY       python for the pyfluss venv (default: python3.11, else python3)
 #   RIVERLET_INTEROP_TIMEOUT  seconds allowed for each suite (default 900, including the build)
-#   RIVERLET_INTEROP_SUITES   the suites to run (default: "rust pyfluss java spark flink")
+#   RIVERLET_INTEROP_SUITES   the suites to run (default: "rust pyfluss java spark flink compare")
 #   CARGO_TARGET_DIR          as usual
 set -uo pipefail
 
@@ -33,7 +34,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 TIMEOUT="${RIVERLET_INTEROP_TIMEOUT:-900}"
-SUITES=" ${RIVERLET_INTEROP_SUITES:-rust pyfluss java spark flink} "
+SUITES=" ${RIVERLET_INTEROP_SUITES:-rust pyfluss java spark flink compare} "
 want() { [[ "$SUITES" == *" $1 "* ]]; }
 say() { echo "run-interop: $*" >&2; }
 die() {
@@ -203,6 +204,18 @@ if want flink; then
 run_maven flink "Flink connector ITs (1.20)" java/riverlet-flink-1.20/target/failsafe-reports -- \
   -pl riverlet-flink-1.20 -am verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
+fi
+# Fluss's own Flink connector and ours on the same statements (uses the JAR the Flink step built).
+if want compare; then
+  t0=$SECONDS
+  say "running tests/flink-compare against $FLUSS_BOOTSTRAP"
+  timeout "$TIMEOUT" bash tests/flink-compare/compare.sh "$FLUSS_BOOTSTRAP" "$WORKDIR/flink-compare" \
+    2>&1 | tee "$WORKDIR/compare-tests.log"
+  cmp_rc=${PIPESTATUS[0]}
+  summary+=("Fluss's Flink connector vs ours (tests/flink-compare): \
+$(grep -o '[0-9]* statements with equal.*' "$WORKDIR/compare-tests.log" | tail -n1), exit $cmp_rc, \
+$((SECONDS - t0)) s")
+  [ "$cmp_rc" -eq 0 ] || failed+=("flink-compare")
 fi
 n_na=$(sort -u "$na_log" | grep -c . || true)
 
