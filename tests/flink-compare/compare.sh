@@ -58,8 +58,9 @@ def blocks(path):
     return order, out
 order, fluss = blocks(sys.argv[1])
 _, ours = blocks(sys.argv[2])
+# Comments start with "# "; entries with "#N " (the statement's number).
 known = [l.strip() for l in open(sys.argv[3], encoding="utf-8")
-         if l.strip() and not l.startswith("#")]
+         if l.strip() and l.strip() != "#" and not l.startswith("# ")]
 norm = lambda rows: ["ERROR" if r.startswith("ERROR") else r for r in rows]
 same = documented = undocumented = 0
 for head in order:
