@@ -69,9 +69,10 @@ run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
   "$PY" -m pytest -q tests/interop
-# The same Rust and pyfluss suites and the Java API's interop-tagged JUnit classes against the
+# The same Rust and pyfluss suites, the Java API's interop-tagged JUnit classes, the Spark and Flink
+# connector suites and the Fluss-connector comparison (tests/flink-compare) against the
 # real Apache Fluss server (Maven Central jars).
-run_suite "real Apache Fluss interop (Rust + pyfluss + Java)" bash tests/fluss-cluster/run-interop.sh
+run_suite "real Apache Fluss interop (Rust + pyfluss + Java + Spark + Flink)" bash tests/fluss-cluster/run-interop.sh
 # Fluss's own Java readers (from the Maven Central jar) read the batches Riverlet writes.
 run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
 # The Spark connector on Spark 3.5 (Scala 2.12) and Spark 4 (Scala 2.13): one JVM, one embedded

@@ -8,6 +8,12 @@
 #   3. the Java API's JUnit tests that take a server (ServerTestBase: tables, time ranges,
 #      subscriptions, admin, data types, seed scenarios) with RIVERLET_TEST_BOOTSTRAP, through
 #      Maven, reusing target/debug's JNI library (cargo is not run again);
+#   4. the Spark connector's suite on Spark 3.5 and Spark 4 (SparkTestBase: local[2] sessions;
+#      database names get a per-JVM suffix there) with RIVERLET_TEST_BOOTSTRAP;
+#   5. the Flink connector's MiniCluster ITs on Flink 1.20 (FlinkTestBase) with
+#      RIVERLET_TEST_BOOTSTRAP: they create the Flink pages' databases (my_db, finance, ...) by
+#      name, so they run once per cluster (Flink 2.x runs them against the embedded server only);
+#   6. tests/flink-compare: Fluss's own Flink connector and ours on the same statements;
 # stops the cluster (always, through a trap), prints a summary (pass counts, the tests that are
 # not applicable to the real server and why) and exits non-zero if anything failed.
 #
@@ -20,6 +26,7 @@
 #   FLUSS_INTEROP_KEEP=1      keep WORKDIR (logs) after the run
 #   RIVERLET_INTEROP_PY       python for the pyfluss venv (default: python3.11, else python3)
 #   RIVERLET_INTEROP_TIMEOUT  seconds allowed for each suite (default 900, including the build)
+#   RIVERLET_INTEROP_SUITES   the suites to run (default: "rust pyfluss java spark flink compare")
 #   CARGO_TARGET_DIR          as usual
 set -uo pipefail
 
@@ -27,6 +34,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 TIMEOUT="${RIVERLET_INTEROP_TIMEOUT:-900}"
+SUITES=" ${RIVERLET_INTEROP_SUITES:-rust pyfluss java spark flink compare} "
+want() { [[ "$SUITES" == *" $1 "* ]]; }
 say() { echo "run-interop: $*" >&2; }
 die() {
   echo "run-interop: ERROR: $*" >&2
@@ -71,11 +80,17 @@ fi
 say "Apache Fluss $FLUSS_VERSION up: plaintext $FLUSS_BOOTSTRAP, SASL $FLUSS_SASL_BOOTSTRAP"
 
 summary=()
-
-# --- 3. the Rust integration tests ------------------------------------------------------------
-rust_log="$WORKDIR/rust-tests.log"
 na_log="$WORKDIR/not-applicable.txt"
 : >"$na_log"
+# The JNI library of the workspace build is reused by the Maven suites when there is one (a
+# per-package cargo build would compile the dependency tree again with other features); without
+# one, Maven runs cargo.
+cargo_skip=false
+[ -f "${CARGO_TARGET_DIR:-$ROOT/target}/debug/libriverlet_jni.so" ] && cargo_skip=true
+
+# --- 3. the Rust integration tests ------------------------------------------------------------
+if want rust; then
+rust_log="$WORKDIR/rust-tests.log"
 say "running cargo test -p riverlet --tests against $FLUSS_BOOTSTRAP"
 t0=$SECONDS
 RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" \
@@ -98,7 +113,10 @@ $r_pass passed ($n_na of them not applicable, see below), $r_fail failed, $r_ign
 exit $rust_rc, $((SECONDS - t0)) s")
 [ "$rust_rc" -eq 0 ] || failed+=("rust integration tests")
 
+fi
+
 # --- 4. the pyfluss suite -----------------------------------------------------------------------
+if want pyfluss; then
 VENV="$ROOT/.venv-interop"
 PY="$VENV/bin/python"
 t0=$SECONDS
@@ -127,17 +145,16 @@ else
 fi
 [ "$py_rc" -eq 0 ] || failed+=("pyfluss suite")
 
+fi
+
 # --- 5. the Java API's tests -------------------------------------------------------------------
+if want java; then
 java_log="$WORKDIR/java-tests.log"
 java_tests='TableTest,TimeRangeTest,SubscriptionTest,AdminTest,DataTypesTest,SeedScenarioTest' # the interop-tagged classes + the seed scenarios
 t0=$SECONDS
 java_reports="$ROOT/java/riverlet-java/target/surefire-reports"
 rm -rf "$java_reports" # counted below: only this run's reports
 say "running the Java API's tests ($java_tests) against $FLUSS_BOOTSTRAP"
-# The JNI library of the workspace build is reused when there is one (a per-package cargo build
-# would compile the dependency tree again with other features); without one, Maven runs cargo.
-cargo_skip=false
-[ -f "${CARGO_TARGET_DIR:-$ROOT/target}/debug/libriverlet_jni.so" ] && cargo_skip=true
 RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" timeout "$TIMEOUT" \
   mvn -T1 -B -q -f java/pom.xml -pl riverlet-java test -Driverlet.cargo.profile=dev \
   -Driverlet.cargo.skip="$cargo_skip" -Dtest="$java_tests" \
@@ -151,7 +168,58 @@ summary+=("Java API tests ($java_tests) vs Apache Fluss $FLUSS_VERSION: $j_tests
 $j_fail failed, $j_err errors, exit $java_rc, $((SECONDS - t0)) s")
 [ "$java_rc" -eq 0 ] && [ "$j_tests" -gt 0 ] || failed+=("java tests")
 
-# --- 6. summary ---------------------------------------------------------------------------------
+fi
+
+# --- 6. the Spark and Flink connectors' suites ---------------------------------------------------
+# run_maven SLUG NAME REPORT_DIRS... -- MAVEN_ARGS...: runs one Maven suite against the cluster
+# (log: WORKDIR/SLUG-tests.log), counts its JUnit reports, and collects the "NOT APPLICABLE"
+# lines it printed.
+run_maven() {
+  local log="$WORKDIR/$1-tests.log" name=$2 reports=() xml=() t0=$SECONDS rc tests fail err skip d
+  shift 2
+  while [ "$1" != "--" ]; do reports+=("$ROOT/$1"); shift; done
+  shift
+  rm -rf "${reports[@]}" # counted below: only this run's reports
+  say "running the $name against $FLUSS_BOOTSTRAP"
+  RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" timeout "$TIMEOUT" \
+    mvn -T1 -B -q -f java/pom.xml -Driverlet.cargo.profile=dev -Driverlet.cargo.skip="$cargo_skip" \
+    "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  for d in "${reports[@]}"; do xml+=("$d"/TEST-*.xml); done
+  read -r tests fail err skip < <(cat "${xml[@]}" 2>/dev/null |
+    grep -o 'tests="[0-9]*" errors="[0-9]*" skipped="[0-9]*" failures="[0-9]*"' |
+    tr -dc '0-9 \n' | awk '{ t += $1; e += $2; s += $3; f += $4 } END { print t + 0, f + 0, e + 0, s + 0 }')
+  grep -o 'NOT APPLICABLE to the server at .*' "$log" | sort -u >>"$na_log"
+  summary+=("$name vs Apache Fluss $FLUSS_VERSION: $tests run, $fail failed, $err errors, \
+$skip skipped, exit $rc, $((SECONDS - t0)) s")
+  [ "$rc" -eq 0 ] && [ "$tests" -gt 0 ] || failed+=("$name")
+}
+if want spark; then
+run_maven spark "Spark connector suite (3.5 + 4.x)" \
+  java/riverlet-spark-3.5/target/surefire-reports java/riverlet-spark-4.x/target/surefire-reports -- \
+  -pl riverlet-spark-3.5,riverlet-spark-4.x -am test \
+  -Dtest='io.riverlet.spark.**.*Test' -Dsurefire.failIfNoSpecifiedTests=false
+fi
+if want flink; then
+run_maven flink "Flink connector ITs (1.20)" java/riverlet-flink-1.20/target/failsafe-reports -- \
+  -pl riverlet-flink-1.20 -am verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
+fi
+# Fluss's own Flink connector and ours on the same statements (uses the JAR the Flink step built).
+if want compare; then
+  t0=$SECONDS
+  say "running tests/flink-compare against $FLUSS_BOOTSTRAP"
+  timeout "$TIMEOUT" bash tests/flink-compare/compare.sh "$FLUSS_BOOTSTRAP" "$WORKDIR/flink-compare" \
+    2>&1 | tee "$WORKDIR/compare-tests.log"
+  cmp_rc=${PIPESTATUS[0]}
+  summary+=("Fluss's Flink connector vs ours (tests/flink-compare): \
+$(grep -o '[0-9]* statements with equal.*' "$WORKDIR/compare-tests.log" | tail -n1), exit $cmp_rc, \
+$((SECONDS - t0)) s")
+  [ "$cmp_rc" -eq 0 ] || failed+=("flink-compare")
+fi
+n_na=$(sort -u "$na_log" | grep -c . || true)
+
+# --- 7. summary ---------------------------------------------------------------------------------
 echo
 echo "=== interop summary (Apache Fluss $FLUSS_VERSION, single node, plaintext + SASL/PLAIN)"
 for s in "${summary[@]}"; do echo "  $s"; done
@@ -161,7 +229,7 @@ if [ "$n_na" -gt 0 ]; then
 fi
 echo "  total $((SECONDS - t_start)) s"
 if [ "${#failed[@]}" -gt 0 ]; then
-  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, rust-tests.log, pyfluss-tests.log, java-tests.log)"
+  echo "FAILED: ${failed[*]} (kept for inspection: $WORKDIR: logs/, *tests.log)"
   exit 1
 fi
 echo "interop: all passed"

@@ -10,6 +10,7 @@ use jni::sys::{jlong, jlongArray, jobjectArray};
 use jni::JNIEnv;
 use riverlet::blocking::scan::Subscription;
 use riverlet::metadata::PartitionSpec;
+use riverlet::scan::time::TimeZoneSpec;
 use riverlet::scan::{
     changelog_meta_fields, BucketOffset, Filter, PartitionSelector, ReadRequest, StartupMode,
     SubscribeRequest,
@@ -18,7 +19,8 @@ use riverlet::Error;
 
 use crate::convert::{
     batches_reader, export_schema, export_stream, int_array_field, long_array_field,
-    new_long_array, pairs_array_field, string_array_field, string_field, time_bound,
+    new_long_array, new_string_array, opt_string, pairs_array_field, string_array_field,
+    string_field, time_bound,
 };
 use crate::handles::{borrow, free, into_handle};
 use crate::jvm::{cache, entry, JniResult};
@@ -89,7 +91,8 @@ fn read_request(env: &mut JNIEnv<'_>, options: &JObject<'_>) -> JniResult<ReadRe
     })
 }
 
-/// Plans and starts a read; writes its C stream to `stream_address`.
+/// Plans and starts a read; writes its C stream to `stream_address` and returns the read's
+/// warnings as `[kind name, message, ...]` (the Java side turns them into `io.riverlet.Warning`s).
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_scan<'l>(
     mut env: JNIEnv<'l>,
@@ -97,11 +100,39 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_scan<'l>(
     h: jlong,
     options: JObject<'l>,
     stream_address: jlong,
-) {
-    entry(&mut env, (), |env| {
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
         let request = read_request(env, &options)?;
         let reader = table_handle(h)?.table.read(&request)?;
-        export_stream(Box::new(reader), stream_address)
+        let warnings: Vec<String> = reader
+            .warnings()
+            .iter()
+            .flat_map(|w| [w.kind.name().to_string(), w.message.clone()])
+            .collect();
+        // The array first: if it cannot be made, no stream has been handed to the JVM yet.
+        let out = new_string_array(env, &warnings)?;
+        export_stream(Box::new(reader), stream_address)?;
+        Ok(out.into_raw())
+    })
+}
+
+/// Epoch milliseconds of a `TimeBound` read in `zone` (None: the core's default zone), as a
+/// read's window would resolve it; a bad bound or zone is the core's invalid-argument error.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_resolveTimeBound<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    bound: JObject<'l>,
+    zone: JObject<'l>,
+) -> jlong {
+    entry(&mut env, 0, |env| {
+        let point = time_bound(env, &bound)?
+            .ok_or_else(|| Error::invalid("time bound must not be null"))?;
+        let tz = match opt_string(env, &zone)? {
+            Some(z) => TimeZoneSpec::parse(&z)?,
+            None => TimeZoneSpec::default(),
+        };
+        Ok(point.resolve(&tz, "timestamp")?)
     })
 }
 

@@ -87,9 +87,11 @@ final class NativeMethods {
 
   static native void closeWriters(long table);
 
-  static native void scan(long table, ReadOptions options, long streamAddress);
+  static native String[] scan(long table, ReadOptions options, long streamAddress);
 
   static native long count(long table, ReadOptions options);
+
+  static native long resolveTimeBound(TimeBound bound, String zone);
 
   static native String[] lookupColumns(long table, boolean prefix);
 

@@ -177,16 +177,40 @@ public final class Table implements AutoCloseable {
    * @return a reader (close it)
    */
   public ArrowReader scan(ReadOptions options, BufferAllocator allocator) {
+    return read(options, allocator).reader();
+  }
+
+  /**
+   * {@link #scan(ReadOptions)} with the core's warnings about the read (a window starting before
+   * the table's {@code table.log.ttl}, ...).
+   *
+   * @param options what to read
+   * @return the reader and the warnings (close it)
+   * @throws InvalidArgumentException for a bad column, filter, window or bucket (named)
+   */
+  public ReadResult read(ReadOptions options) {
+    return read(options, connection.allocator());
+  }
+
+  /**
+   * {@link #read(ReadOptions)} into the given allocator.
+   *
+   * @param options what to read
+   * @param allocator where the imported batches are accounted
+   * @return the reader and the warnings (close it)
+   */
+  public ReadResult read(ReadOptions options, BufferAllocator allocator) {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(allocator, "allocator");
     ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator);
+    String[] warnings;
     try {
-      handle.run(t -> NativeMethods.scan(t, options, stream.memoryAddress()));
+      warnings = handle.call(t -> NativeMethods.scan(t, options, stream.memoryAddress()));
     } catch (RuntimeException e) {
       stream.close();
       throw e;
     }
-    return Data.importArrayStream(allocator, stream);
+    return new ReadResult(Data.importArrayStream(allocator, stream), Warning.fromPairs(warnings));
   }
 
   /**

@@ -60,6 +60,22 @@ public final class TimeBound {
     return new TimeBound(TEXT, 0, 0, 0, Objects.requireNonNull(text, "text"));
   }
 
+  /**
+   * The epoch milliseconds the core resolves this bound to when a read's window is read in
+   * {@code zone}: what a connector uses to pin a window at planning time (e.g. a Spark DATE
+   * argument given as {@code "2026-01-01"} text) without parsing timestamps itself.
+   *
+   * @param zone the zone for text without an offset ({@code "UTC"}, {@code "+08:00"}, an IANA
+   *     name, {@code "local"}); null means the process's local zone, as in {@link
+   *     ReadOptions.Builder#zone}
+   * @return epoch milliseconds
+   * @throws InvalidArgumentException for an unparseable or blank text or an unknown zone (named)
+   */
+  public long resolve(String zone) {
+    NativeLibrary.ensureLoaded();
+    return NativeMethods.resolveTimeBound(this, zone);
+  }
+
   @Override
   public String toString() {
     switch (kind) {

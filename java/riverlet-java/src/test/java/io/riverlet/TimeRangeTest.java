@@ -150,4 +150,54 @@ class TimeRangeTest extends ServerTestBase {
       assertTrue(future.getMessage().contains("future"), future.getMessage());
     }
   }
+
+  @Test
+  void aWindowBeforeTheRetentionCarriesAWarning() throws Exception {
+    String db = newDatabase();
+    String hourTtl = createTable(db, "ttl_1h",
+        TableDescriptor.builder(TestSupport.idNameRegion()).property("table.log.ttl", "1h").build());
+    long now = System.currentTimeMillis();
+    try (Table t = conn.table(hourTtl)) {
+      ReadResult old = t.read(ReadOptions.builder().start(now - 2 * 3_600_000L).build());
+      assertEquals(List.of(), readAll(old.reader())); // readAll closes the reader
+      assertEquals(1, old.warnings().size(), old.warnings().toString());
+      Warning w = old.warnings().get(0);
+      assertEquals(Warning.BEFORE_RETENTION, w.kind());
+      assertTrue(w.message().contains(hourTtl) && w.message().contains("table.log.ttl"),
+          w.message());
+      try (ReadResult recent = t.read(ReadOptions.builder().start(now - 60_000L).build())) {
+        assertEquals(List.of(), recent.warnings());
+      }
+    }
+    // Without the property, Fluss's default TTL (7 days) applies.
+    try (Table t = conn.table(logTable)) {
+      ReadResult epoch = t.read(ReadOptions.builder().start(0L).end(mark2).build());
+      assertEquals(List.of(1L, 2L),
+          TestSupport.sortedLongs(TestSupport.column(readAll(epoch.reader()), 0)));
+      assertEquals(1, epoch.warnings().size(), epoch.warnings().toString());
+      try (ReadResult plain = t.read(ReadOptions.builder().build())) {
+        assertEquals(List.of(), plain.warnings());
+      }
+    }
+  }
+
+  @Test
+  void boundsResolveInAZoneAsTheCoreReadsThem() {
+    ZoneId shanghai = ZoneId.of("Asia/Shanghai");
+    assertEquals(java.time.LocalDate.of(2026, 1, 1).atStartOfDay(shanghai).toInstant()
+        .toEpochMilli(), TimeBound.text("2026-01-01").resolve("Asia/Shanghai"));
+    assertEquals(java.time.LocalDateTime.of(2026, 3, 4, 5, 6, 7, 8_000_000).atZone(shanghai)
+        .toInstant().toEpochMilli(), TimeBound.text("2026-03-04T05:06:07.008").resolve("+08:00"));
+    assertEquals(1_700_000_000_123L, TimeBound.text("1700000000123").resolve("UTC"));
+    assertEquals(1_700_000_000_123L, TimeBound.epochMillis(1_700_000_000_123L).resolve(null));
+    InvalidArgumentException text = assertThrows(InvalidArgumentException.class,
+        () -> TimeBound.text("not-a-time").resolve("UTC"));
+    assertTrue(text.getMessage().contains("not-a-time"), text.getMessage());
+    InvalidArgumentException blank = assertThrows(InvalidArgumentException.class,
+        () -> TimeBound.text(" ").resolve("UTC"));
+    assertTrue(blank.getMessage().contains("blank"), blank.getMessage());
+    InvalidArgumentException zone = assertThrows(InvalidArgumentException.class,
+        () -> TimeBound.text("2026-01-01").resolve("Mars/Olympus"));
+    assertTrue(zone.getMessage().contains("Mars/Olympus"), zone.getMessage());
+  }
 }

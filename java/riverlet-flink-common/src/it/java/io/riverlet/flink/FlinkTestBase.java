@@ -32,6 +32,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * One embedded Riverlet server and one Flink MiniCluster (1 TaskManager, 4 slots) per test
  * class; table environments with the {@code fluss} catalog registered under the name the
  * Flink pages use. Results are compared as exact, sorted row strings ({@code +I[1, a]}).
+ *
+ * <p>With the environment variable {@code RIVERLET_TEST_BOOTSTRAP} set (the real-Fluss interop
+ * run), the tests use that server instead. They create the databases of the Flink pages
+ * ({@code my_db}, {@code finance}, ...) by those names, so they need a server where none exists
+ * yet: run-interop.sh runs them once, on its fresh cluster. What cannot apply to Apache Fluss
+ * is adapted there and printed ({@link #notApplicable(String)}).
  */
 // CloseableIterator.close() declares Exception; the iterators here are closed on purpose.
 @SuppressWarnings("try")
@@ -51,6 +57,20 @@ public abstract class FlinkTestBase {
     protected static LocalServer server;
     protected static Path dataDir;
 
+    /** The external server's bootstrap address, or null for the embedded one. */
+    protected static final String EXTERNAL_BOOTSTRAP = externalBootstrap();
+
+    private static String externalBootstrap() {
+        String b = System.getenv("RIVERLET_TEST_BOOTSTRAP");
+        return b == null || b.isBlank() ? null : b;
+    }
+
+    /** Prints why part of a test does not apply to the external (Apache Fluss) server. */
+    protected static void notApplicable(String reason) {
+        System.out.println("NOT APPLICABLE to the server at " + EXTERNAL_BOOTSTRAP + ": " + reason);
+    }
+
+
     private static Configuration clusterConfig() {
         Configuration c = new Configuration();
         c.setString("taskmanager.memory.managed.size", "64m");
@@ -61,6 +81,9 @@ public abstract class FlinkTestBase {
 
     @BeforeAll
     static void startServer() throws Exception {
+        if (EXTERNAL_BOOTSTRAP != null) {
+            return;
+        }
         dataDir = Files.createTempDirectory("riverlet-flink-it");
         server = LocalServer.start(dataDir, 0);
     }
@@ -74,7 +97,7 @@ public abstract class FlinkTestBase {
     }
 
     protected static String bootstrap() {
-        return server.bootstrapServers();
+        return EXTERNAL_BOOTSTRAP != null ? EXTERNAL_BOOTSTRAP : server.bootstrapServers();
     }
 
     private static void registerCatalog(TableEnvironment env) {

@@ -71,9 +71,16 @@ class ReadsIT extends FlinkTestBase {
     void predicatePushdown() {
         TableEnvironment batch = batchEnv();
         batch.executeSql("USE my_db");
+        // The page's table collects column statistics; Apache Fluss 0.9.1 does not know the
+        // property (INVALID_CONFIG), so there the same table is created without it.
+        String with = "  'table.statistics.columns' = 'sensor_id,temperature'\n";
+        if (EXTERNAL_BOOTSTRAP != null) {
+            notApplicable("'table.statistics.columns' in ReadsIT.predicatePushdown: the property is "
+                    + "newer than Apache Fluss 0.9.1 (INVALID_CONFIG); the table is created without it");
+            with = "  'bucket.num' = '1'\n";
+        }
         run(batch, "CREATE TABLE sensor_log (\n  sensor_id BIGINT,\n  temperature DOUBLE,\n"
-                + "  humidity DOUBLE,\n  event_time TIMESTAMP(3)\n) WITH (\n"
-                + "  'table.statistics.columns' = 'sensor_id,temperature'\n)");
+                + "  humidity DOUBLE,\n  event_time TIMESTAMP(3)\n) WITH (\n" + with + ")");
         run(batch, "INSERT INTO sensor_log VALUES "
                 + "(CAST(1001 AS BIGINT), 31.5, 0.4, TIMESTAMP '2024-01-01 10:00:00'),"
                 + "(CAST(1001 AS BIGINT), 25.0, 0.5, TIMESTAMP '2024-01-01 10:01:00'),"

@@ -1,8 +1,9 @@
 package io.riverlet.spark;
 
+import io.riverlet.InvalidArgumentException;
+import io.riverlet.TimeBound;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
@@ -39,8 +40,8 @@ import scala.runtime.AbstractPartialFunction;
  * {@code now()}, {@code unix_timestamp()}, {@code date_format(...)}, ...). A STRING is passed to
  * the core as written (epoch milliseconds or {@code yyyy-MM-dd HH:mm:ss}, read in {@code
  * spark.sql.session.timeZone}); an integral value is epoch milliseconds; a DATE is the start of
- * that day and a TIMESTAMP_NTZ a wall clock, both in the session time zone; a TIMESTAMP is an
- * instant. An omitted end is pinned to the analysis time. The window is checked by the core
+ * that day and a TIMESTAMP_NTZ a wall clock, both in the session time zone (resolved by the
+ * core); a TIMESTAMP is an instant. An omitted end is pinned to the analysis time. The window is checked by the core
  * right away, so an invalid one fails the statement before anything runs.
  */
 public final class IncrementalBetweenTimestamp {
@@ -57,7 +58,7 @@ public final class IncrementalBetweenTimestamp {
               + "e.g. " + NAME + "('db.t', '2026-01-01 00:00:00', '2026-01-02 00:00:00'); got "
               + args.size() + " argument(s)");
     }
-    ZoneId zone = ZoneId.of(SQLConf.get().sessionLocalTimeZone());
+    String zone = SQLConf.get().sessionLocalTimeZone();
     // The bounds first: an argument error does not depend on the table.
     String start = bound(args.get(1), "start", zone);
     String end =
@@ -126,25 +127,27 @@ public final class IncrementalBetweenTimestamp {
     return SparkShims.relation(table, catalog, ident, readOptions);
   }
 
-  /** A timestamp argument as the text the core reads. */
-  private static String bound(Expression arg, String which, ZoneId zone) {
+  /**
+   * A timestamp argument as the text the core reads: a STRING as written (the core reads it when
+   * the read is planned); other types as epoch milliseconds, a DATE or TIMESTAMP_NTZ resolved by
+   * the core as a date or wall clock in the session zone.
+   */
+  private static String bound(Expression arg, String which, String zone) {
     Object v = evaluate(arg, which);
     if (v == null) {
       throw new IllegalArgumentException(
           "The " + which + " timestamp of " + NAME + " must not be null");
     }
     DataType t = arg.dataType();
-    String out;
     if (t instanceof StringType) {
-      out = v.toString();
+      return v.toString();
     } else if (t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType
         || t instanceof LongType) {
-      out = v.toString();
+      return v.toString();
     } else if (t instanceof DateType) {
-      out = Long.toString(
-          LocalDate.ofEpochDay((Integer) v).atStartOfDay(zone).toInstant().toEpochMilli());
+      return inZone(LocalDate.ofEpochDay((Integer) v).toString(), which, zone);
     } else if (t instanceof TimestampType) {
-      out = Long.toString(Math.floorDiv((Long) v, 1000L));
+      return Long.toString(Math.floorDiv((Long) v, 1000L));
     } else if (t instanceof TimestampNTZType) {
       long micros = (Long) v;
       LocalDateTime wall =
@@ -152,19 +155,22 @@ public final class IncrementalBetweenTimestamp {
               Math.floorDiv(micros, 1_000_000L),
               (int) Math.floorMod(micros, 1_000_000L) * 1000,
               ZoneOffset.UTC);
-      out = Long.toString(wall.atZone(zone).toInstant().toEpochMilli());
-    } else {
-      throw new IllegalArgumentException(
-          "The " + which + " timestamp of " + NAME + " has type " + t.catalogString()
-              + "; use a STRING (epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'), an integral "
-              + "epoch-milliseconds value, a DATE or a TIMESTAMP");
+      return inZone(wall.toString(), which, zone);
     }
-    if (out.isBlank()) {
+    throw new IllegalArgumentException(
+        "The " + which + " timestamp of " + NAME + " has type " + t.catalogString()
+            + "; use a STRING (epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'), an integral "
+            + "epoch-milliseconds value, a DATE or a TIMESTAMP");
+  }
+
+  /** Epoch milliseconds (as text) of a date or wall-clock text in {@code zone}, by the core. */
+  private static String inZone(String text, String which, String zone) {
+    try {
+      return Long.toString(TimeBound.text(text).resolve(zone));
+    } catch (InvalidArgumentException e) {
       throw new IllegalArgumentException(
-          "The " + which + " timestamp of " + NAME + " is blank; give epoch milliseconds or "
-              + "'yyyy-MM-dd HH:mm:ss', e.g. '2026-01-01 00:00:00'");
+          "Invalid " + which + " timestamp of " + NAME + ": " + e.getMessage(), e);
     }
-    return out;
   }
 
   /** The value of a constant argument expression. */

@@ -19,14 +19,15 @@ class SparkCatalogTest extends SparkTestBase {
 
   @Test
   void namespacesAreDatabases() {
-    sql("CREATE NAMESPACE fluss_catalog.catalog_extra");
-    assertTrue(rows("SHOW NAMESPACES IN fluss_catalog").contains("[catalog_extra]"));
-    assertTrue(connection().admin().databaseExists("catalog_extra"));
-    sql("CREATE TABLE fluss_catalog.catalog_extra.t (a INT)");
+    String extra = "catalog_extra" + RUN_SUFFIX;
+    sql("CREATE NAMESPACE fluss_catalog." + extra);
+    assertTrue(rows("SHOW NAMESPACES IN fluss_catalog").contains("[" + extra + "]"));
+    assertTrue(connection().admin().databaseExists(extra));
+    sql("CREATE TABLE fluss_catalog." + extra + ".t (a INT)");
     // Not empty: a plain DROP fails, CASCADE drops the tables too.
-    assertThrows(Exception.class, () -> sql("DROP NAMESPACE fluss_catalog.catalog_extra"));
-    sql("DROP NAMESPACE fluss_catalog.catalog_extra CASCADE");
-    assertFalse(rows("SHOW NAMESPACES IN fluss_catalog").contains("[catalog_extra]"));
+    assertThrows(Exception.class, () -> sql("DROP NAMESPACE fluss_catalog." + extra));
+    sql("DROP NAMESPACE fluss_catalog." + extra + " CASCADE");
+    assertFalse(rows("SHOW NAMESPACES IN fluss_catalog").contains("[" + extra + "]"));
   }
 
   @Test

@@ -23,6 +23,12 @@ import org.junit.jupiter.api.TestInstance;
  * One embedded Fluss server and one local Spark session ({@code local[2]}) for the whole test
  * JVM, with the catalog {@code fluss_catalog} and the session extension configured as Fluss's
  * guide does. Each test class works in its own database, named after the class.
+ *
+ * <p>With the environment variable {@code RIVERLET_TEST_BOOTSTRAP} set (the real-Fluss interop
+ * run), the session talks to that server instead, and each class's database name gets a suffix
+ * unique to the test JVM: both Spark versions run against the same server, and Apache Fluss
+ * 0.9.1 can leave a table re-created at a just-dropped path without a leader, so names are never
+ * reused there. (Every Spark test applies to Apache Fluss 0.9.1 as well.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class SparkTestBase {
@@ -34,16 +40,32 @@ public abstract class SparkTestBase {
 
   protected String db;
 
+  /** The external server's bootstrap address, or null for the embedded one. */
+  protected static final String EXTERNAL_BOOTSTRAP = externalBootstrap();
+
+  /** The suffix of database names on an external server (empty on the embedded one). */
+  protected static final String RUN_SUFFIX =
+      EXTERNAL_BOOTSTRAP == null ? "" : "_" + Long.toString(System.nanoTime() & 0xffffffL, 36);
+
+  private static String externalBootstrap() {
+    String b = System.getenv("RIVERLET_TEST_BOOTSTRAP");
+    return b == null || b.isBlank() ? null : b;
+  }
+
   /** The shared session, started on first use (with the server). */
   protected static synchronized SparkSession spark() {
     if (spark == null) {
-      try {
-        Path dir = Files.createTempDirectory("riverlet-spark-test");
-        server = LocalServer.start(dir, 0);
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
+      String bootstrap = EXTERNAL_BOOTSTRAP;
+      if (bootstrap == null) {
+        try {
+          Path dir = Files.createTempDirectory("riverlet-spark-test");
+          server = LocalServer.start(dir, 0);
+        } catch (IOException e) {
+          throw new IllegalStateException(e);
+        }
+        bootstrap = server.bootstrapServers();
       }
-      connection = Riverlet.connect(server.bootstrapServers(), Map.of());
+      connection = Riverlet.connect(bootstrap, Map.of());
       spark =
           SparkSession.builder()
               .master("local[2]")
@@ -54,8 +76,7 @@ public abstract class SparkTestBase {
               .config("spark.sql.shuffle.partitions", "2")
               .config("spark.sql.session.timeZone", "UTC")
               .config("spark.sql.catalog." + CATALOG, SparkCatalog.class.getName())
-              .config("spark.sql.catalog." + CATALOG + ".bootstrap.servers",
-                  server.bootstrapServers())
+              .config("spark.sql.catalog." + CATALOG + ".bootstrap.servers", bootstrap)
               .config("spark.sql.extensions", RiverletSparkSessionExtensions.class.getName())
               .config("spark.sql.defaultCatalog", CATALOG)
               .getOrCreate();
@@ -84,7 +105,7 @@ public abstract class SparkTestBase {
 
   @BeforeAll
   void createDatabase() {
-    db = getClass().getSimpleName().toLowerCase(Locale.ROOT);
+    db = getClass().getSimpleName().toLowerCase(Locale.ROOT) + RUN_SUFFIX;
     sql("CREATE DATABASE IF NOT EXISTS " + CATALOG + "." + db);
     sql("USE " + CATALOG + "." + db);
   }

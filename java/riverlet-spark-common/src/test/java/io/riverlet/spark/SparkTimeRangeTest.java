@@ -9,7 +9,9 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -17,6 +19,13 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterEach;
@@ -241,5 +250,64 @@ class SparkTimeRangeTest extends SparkTestBase {
             + "')"));
     assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("optimized"),
         e.getMessage());
+  }
+
+  /** Collects the formatted WARN+ events of {@link WindowCheck}'s logger while installed. */
+  private static final class CapturedWarnings extends AbstractAppender implements AutoCloseable {
+    private final List<String> events = new CopyOnWriteArrayList<>();
+    private final LoggerConfig config;
+
+    CapturedWarnings() {
+      super("riverlet-captured-warnings", null, null, true, Property.EMPTY_ARRAY);
+      LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+      config = ctx.getConfiguration().getLoggerConfig(WindowCheck.class.getName());
+      start();
+      config.addAppender(this, Level.WARN, null);
+      ctx.updateLoggers();
+    }
+
+    @Override
+    public void append(LogEvent event) {
+      if (!WindowCheck.class.getName().equals(event.getLoggerName())) {
+        return;
+      }
+      events.add(event.getLevel() + " " + event.getMessage().getFormattedMessage());
+    }
+
+    List<String> events() {
+      return new ArrayList<>(events);
+    }
+
+    @Override
+    public void close() {
+      config.removeAppender(getName());
+      ((LoggerContext) LogManager.getContext(false)).updateLoggers();
+      stop();
+    }
+  }
+
+  @Test
+  void aWindowOlderThanTheLogTtlWarnsOnTheDriver() {
+    sql("CREATE TABLE tr_ttl (id BIGINT, v STRING) TBLPROPERTIES ('table.log.ttl' = '1h')");
+    sql("INSERT INTO tr_ttl VALUES (1, 'a')");
+    long now = System.currentTimeMillis();
+    try (CapturedWarnings log = new CapturedWarnings()) {
+      // Analysis of the statement is where the window is checked: no action needed.
+      sql("SELECT * FROM fluss_incremental_between_timestamp('tr_ttl', '" + (now - 60_000L)
+          + "')");
+      assertEquals(List.of(), log.events());
+      sql("SELECT * FROM fluss_incremental_between_timestamp('tr_ttl', '"
+          + (now - 2 * 3_600_000L) + "')");
+      List<String> events = log.events();
+      assertEquals(1, events.size(), events.toString());
+      String w = events.get(0);
+      assertTrue(w.startsWith("WARN ") && w.contains(db + ".tr_ttl") && w.contains("table.log.ttl")
+          && w.contains("1h"), w);
+      // The same window through the DataFrame options warns when the read is planned.
+      rows(spark().read()
+          .option("scan.incremental.start.timestamp", Long.toString(now - 2 * 3_600_000L))
+          .table("fluss_catalog." + db + ".tr_ttl"));
+      assertEquals(2, log.events().size(), log.events().toString());
+    }
   }
 }
