@@ -69,10 +69,15 @@ run_suite "interop venv" setup_interop_venv
 run_suite "pyfluss interop (official client vs embedded server)" \
   env RIVERLET_SERVE_CMD="$ROOT/target/debug/riverlet serve --data-dir {data_dir} --port 0" \
   "$PY" -m pytest -q tests/interop
-# The same Rust and pyfluss suites, the Java API's interop-tagged JUnit classes, the Spark and Flink
-# connector suites and the Fluss-connector comparison (tests/flink-compare) against the
-# real Apache Fluss server (Maven Central jars).
-run_suite "real Apache Fluss interop (Rust + pyfluss + Java + Spark + Flink)" bash tests/fluss-cluster/run-interop.sh
+# The same Rust and pyfluss suites, the Java API's interop-tagged JUnit classes and the Spark
+# connector suites against the real Apache Fluss server (Maven Central jars).
+# Flink and the side-by-side comparison with Fluss's connector run against the cluster too
+# (RIVERLET_INTEROP_SUITES="flink compare" bash tests/fluss-cluster/run-interop.sh), but not
+# here: together they add ~15 min, and Fluss 0.9.1's coordinator now and then never elects a
+# leader for a new table (tests/README.md), which would make this run flaky.
+run_suite "real Apache Fluss interop (Rust + pyfluss + Java + Spark)" \
+  env RIVERLET_INTEROP_SUITES="${RIVERLET_INTEROP_SUITES:-rust pyfluss java spark}" \
+  bash tests/fluss-cluster/run-interop.sh
 # Fluss's own Java readers (from the Maven Central jar) read the batches Riverlet writes.
 run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
 # The Spark connector on Spark 3.5 (Scala 2.12) and Spark 4 (Scala 2.13): one JVM, one embedded
