@@ -15,8 +15,8 @@ use crate::metadata::datatype::{DataType, TypeKind, MAX_COMPACT_TIMESTAMP_PRECIS
 
 use super::binary::{
     check_decimal, decimal_from_bytes, decimal_to_bytes, decode_array, decode_map,
-    decode_nested_row, encode_array, encode_map, make_timestamp, mismatch, timestamp_parts, utf8,
-    Reader, RowFormat,
+    decode_nested_row, encode_array, encode_map, make_decimal, make_timestamp, mismatch,
+    timestamp_parts, utf8, Reader, RowFormat,
 };
 use super::Datum;
 
@@ -201,15 +201,14 @@ pub fn decode_indexed_row(types: &[DataType], bytes: &[u8]) -> Result<Vec<Datum>
             TypeKind::Binary { .. } => Datum::Binary(strip_trailing_zeros(b).to_vec()),
             TypeKind::String => Datum::String(utf8(b)?),
             TypeKind::Bytes => Datum::Binary(b.to_vec()),
-            TypeKind::Decimal { precision, scale } => Datum::Decimal {
-                unscaled: if t.is_compact_decimal() {
+            TypeKind::Decimal { .. } => make_decimal(
+                t,
+                if t.is_compact_decimal() {
                     i64::from_le_bytes(le8(b)) as i128
                 } else {
                     decimal_from_bytes(b)?
                 },
-                precision: *precision,
-                scale: *scale,
-            },
+            )?,
             TypeKind::Timestamp { .. } | TypeKind::TimestampLtz { .. } => {
                 let millis = i64::from_le_bytes(le8(b));
                 let nanos = if b.len() == 12 {
@@ -235,6 +234,21 @@ mod tests {
     use crate::row::test_support::*;
     use crate::ErrorKind;
     use proptest::prelude::*;
+
+    /// Found by the indexed_row fuzz target: a DECIMAL(10, 2) field holding 11 digits decoded,
+    /// and re-encoding it failed. The decoder now rejects it.
+    #[test]
+    fn decimal_wider_than_its_precision_is_corrupt() {
+        let wide = Datum::Decimal {
+            unscaled: -10_000_000_000,
+            precision: 18,
+            scale: 2,
+        };
+        let bytes = encode_indexed_row(&[DataType::decimal(18, 2)], &[wide]).unwrap();
+        let e = decode_indexed_row(&[DataType::decimal(10, 2)], &bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt);
+        assert!(e.message().contains("-10000000000"), "{e}");
+    }
 
     #[test]
     fn layout_byte_exact() {
