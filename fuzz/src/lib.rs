@@ -42,8 +42,11 @@ use riverlet::scan::time::{parse_date_time_text, parse_timestamp, TimeZoneSpec};
 use riverlet_server::service::Server;
 use riverlet_server::{FsyncPolicy, ServerConfig};
 
+/// A target body.
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the directory under `fuzz/corpus/`) and its body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("rpc_frame", rpc_frame),
     ("log_batch", log_batch),
     ("arrow_payload", arrow_payload),
