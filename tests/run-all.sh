@@ -41,6 +41,9 @@ run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 run_suite "cargo build" cargo build --workspace --all-targets
+# (This includes the fuzz smoke pass, core/tests/fuzz_corpus.rs: the committed fuzz corpus plus
+# 3000 mutated inputs per target through each fuzz target body, a few seconds on stable. The
+# libFuzzer runs themselves are fuzz/run.sh, nightly, not part of CI.)
 run_suite "rust tests" cargo test --workspace --all-targets
 run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
 run_suite "rust examples against riverlet serve" bash tests/run-examples.sh

@@ -206,6 +206,25 @@ pub(crate) fn timestamp_parts(t: &DataType, v: &Datum) -> Result<(i64, i32, bool
     }
 }
 
+/// A decoded decimal of type `t`; an unscaled value with more digits than the type's precision
+/// is corrupt (no Fluss writer produces one, and Arrow decimal arrays would carry it unchecked).
+pub(crate) fn make_decimal(t: &DataType, unscaled: i128) -> Result<Datum> {
+    let TypeKind::Decimal { precision, scale } = t.kind else {
+        return Err(Error::corrupt(format!("{t} is not a decimal type")));
+    };
+    let limit = 10i128.checked_pow(precision).unwrap_or(i128::MAX);
+    if unscaled.unsigned_abs() >= limit.unsigned_abs() {
+        return Err(Error::corrupt(format!(
+            "decimal unscaled value {unscaled} has more than {precision} digits ({t})"
+        )));
+    }
+    Ok(Datum::Decimal {
+        unscaled,
+        precision,
+        scale,
+    })
+}
+
 pub(crate) fn make_timestamp(t: &DataType, millis: i64, nanos: i32) -> Result<Datum> {
     if !(0..=999_999).contains(&nanos) {
         return Err(Error::corrupt(format!(
@@ -486,17 +505,13 @@ pub(crate) fn decode_array(elem: &DataType, b: &[u8], fmt: RowFormat) -> Result<
             TypeKind::Binary { .. } | TypeKind::Bytes => {
                 Datum::Binary(small_or_var(b, slot, long()?)?.to_vec())
             }
-            TypeKind::Decimal { precision, scale } => {
+            TypeKind::Decimal { .. } => {
                 let unscaled = if elem.is_compact_decimal() {
                     long()? as i64 as i128
                 } else {
                     decimal_from_bytes(var_part(b, long()?)?)?
                 };
-                Datum::Decimal {
-                    unscaled,
-                    precision: *precision,
-                    scale: *scale,
-                }
+                make_decimal(elem, unscaled)?
             }
             TypeKind::Timestamp { precision } | TypeKind::TimestampLtz { precision } => {
                 let s = long()?;

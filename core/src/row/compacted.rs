@@ -15,8 +15,8 @@ use crate::metadata::datatype::{DataType, TypeKind, MAX_COMPACT_TIMESTAMP_PRECIS
 
 use super::binary::{
     check_decimal, decimal_from_bytes, decimal_to_bytes, decode_array, decode_map,
-    decode_nested_row, encode_array, encode_map, make_timestamp, mismatch, put_unsigned_varint,
-    timestamp_parts, utf8, Reader, RowFormat,
+    decode_nested_row, encode_array, encode_map, make_decimal, make_timestamp, mismatch,
+    put_unsigned_varint, timestamp_parts, utf8, Reader, RowFormat,
 };
 use super::Datum;
 
@@ -97,18 +97,14 @@ pub(crate) fn read_value(r: &mut Reader<'_>, t: &DataType) -> Result<Datum> {
             let n = r.var_len()?;
             Datum::Binary(r.take(n)?.to_vec())
         }
-        TypeKind::Decimal { precision, scale } => {
+        TypeKind::Decimal { .. } => {
             let unscaled = if t.is_compact_decimal() {
                 r.var_u64()? as i64 as i128
             } else {
                 let n = r.var_len()?;
                 decimal_from_bytes(r.take(n)?)?
             };
-            Datum::Decimal {
-                unscaled,
-                precision: *precision,
-                scale: *scale,
-            }
+            make_decimal(t, unscaled)?
         }
         TypeKind::Timestamp { precision } | TypeKind::TimestampLtz { precision } => {
             let millis = r.var_u64()? as i64;
@@ -185,6 +181,37 @@ mod tests {
     use crate::row::test_support::*;
     use crate::ErrorKind;
     use proptest::prelude::*;
+
+    /// Found by the compacted_row fuzz target: a row whose DECIMAL(10, 2) holds 11 digits
+    /// decoded, and re-encoding it failed. The decoder now rejects it (also inside an ARRAY).
+    #[test]
+    fn decimal_wider_than_its_precision_is_corrupt() {
+        let wide = |p| Datum::Decimal {
+            unscaled: 10_000_000_000,
+            precision: p,
+            scale: 2,
+        };
+        let bytes = encode_compacted_row(&[DataType::decimal(18, 2)], &[wide(18)]).unwrap();
+        let e = decode_compacted_row(&[DataType::decimal(10, 2)], &bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt);
+        assert!(e.message().contains("10000000000"), "{e}");
+        let arr = |p| DataType::array(DataType::decimal(p, 2));
+        let bytes = encode_compacted_row(&[arr(18)], &[Datum::Array(vec![wide(18)])]).unwrap();
+        let e = decode_compacted_row(&[arr(10)], &bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt);
+        assert!(e.message().contains("10000000000"), "{e}");
+        let ok = Datum::Decimal {
+            unscaled: -9_999_999_999,
+            precision: 10,
+            scale: 2,
+        };
+        let bytes =
+            encode_compacted_row(&[DataType::decimal(10, 2)], std::slice::from_ref(&ok)).unwrap();
+        assert_eq!(
+            decode_compacted_row(&[DataType::decimal(10, 2)], &bytes).unwrap(),
+            vec![ok]
+        );
+    }
 
     /// CompactedRow of every type, the last (MAP) field null. The field bytes are the
     /// `encoded_key.hex` vector of Fluss's IndexedRowTest.genRecordForAllTypes row, as quoted in

@@ -15,8 +15,8 @@ use crate::metadata::datatype::{DataType, TypeKind, MAX_COMPACT_TIMESTAMP_PRECIS
 
 use super::binary::{
     check_decimal, decimal_from_bytes, decimal_to_bytes, decode_array, decode_map,
-    decode_nested_row, encode_array, encode_map, make_timestamp, mismatch, timestamp_parts, utf8,
-    Reader, RowFormat,
+    decode_nested_row, encode_array, encode_map, make_decimal, make_timestamp, mismatch,
+    timestamp_parts, utf8, Reader, RowFormat,
 };
 use super::Datum;
 
@@ -164,6 +164,12 @@ pub fn decode_indexed_row(types: &[DataType], bytes: &[u8]) -> Result<Vec<Datum>
     let mut out = Vec::with_capacity(types.len());
     for (i, t) in types.iter().enumerate() {
         if bits[i / 8] & (1 << (i % 8)) != 0 {
+            // A null takes no bytes here, so the bit cannot be ignored as CompactedRow does.
+            if !t.nullable {
+                return Err(Error::corrupt(format!(
+                    "field {i} of type {t} is NOT NULL but its null bit is set"
+                )));
+            }
             out.push(Datum::Null);
             continue;
         }
@@ -201,15 +207,14 @@ pub fn decode_indexed_row(types: &[DataType], bytes: &[u8]) -> Result<Vec<Datum>
             TypeKind::Binary { .. } => Datum::Binary(strip_trailing_zeros(b).to_vec()),
             TypeKind::String => Datum::String(utf8(b)?),
             TypeKind::Bytes => Datum::Binary(b.to_vec()),
-            TypeKind::Decimal { precision, scale } => Datum::Decimal {
-                unscaled: if t.is_compact_decimal() {
+            TypeKind::Decimal { .. } => make_decimal(
+                t,
+                if t.is_compact_decimal() {
                     i64::from_le_bytes(le8(b)) as i128
                 } else {
                     decimal_from_bytes(b)?
                 },
-                precision: *precision,
-                scale: *scale,
-            },
+            )?,
             TypeKind::Timestamp { .. } | TypeKind::TimestampLtz { .. } => {
                 let millis = i64::from_le_bytes(le8(b));
                 let nanos = if b.len() == 12 {
@@ -235,6 +240,38 @@ mod tests {
     use crate::row::test_support::*;
     use crate::ErrorKind;
     use proptest::prelude::*;
+
+    /// Found by the indexed_row fuzz target: a null bit on a NOT NULL field decoded as a null
+    /// that the encoder (and the table) refuse.
+    #[test]
+    fn null_bit_on_a_not_null_field_is_corrupt() {
+        let types = [DataType::string(), DataType::int().not_null()];
+        let bytes = encode_indexed_row(&types, &[Datum::Null, Datum::Int(7)]).unwrap();
+        let mut bad = bytes.clone();
+        bad[0] |= 0b10;
+        let e = decode_indexed_row(&types, &bad).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt);
+        assert!(e.message().contains("field 1 of type INT NOT NULL"), "{e}");
+        assert_eq!(
+            decode_indexed_row(&types, &bytes).unwrap(),
+            vec![Datum::Null, Datum::Int(7)]
+        );
+    }
+
+    /// Found by the indexed_row fuzz target: a DECIMAL(10, 2) field holding 11 digits decoded,
+    /// and re-encoding it failed. The decoder now rejects it.
+    #[test]
+    fn decimal_wider_than_its_precision_is_corrupt() {
+        let wide = Datum::Decimal {
+            unscaled: -10_000_000_000,
+            precision: 18,
+            scale: 2,
+        };
+        let bytes = encode_indexed_row(&[DataType::decimal(18, 2)], &[wide]).unwrap();
+        let e = decode_indexed_row(&[DataType::decimal(10, 2)], &bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt);
+        assert!(e.message().contains("-10000000000"), "{e}");
+    }
 
     #[test]
     fn layout_byte_exact() {

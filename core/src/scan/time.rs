@@ -155,7 +155,8 @@ fn parse_offset(text: &str) -> Option<FixedOffset> {
     };
     let parts: Vec<&str> = if rest.contains(':') {
         rest.split(':').collect()
-    } else if rest.len() == 4 {
+    } else if rest.len() == 4 && rest.is_ascii() {
+        // `+0800`; a non-ASCII text of 4 bytes cannot be split at byte 2 (nor is it an offset).
         vec![&rest[..2], &rest[2..]]
     } else {
         vec![rest]
@@ -590,6 +591,15 @@ mod tests {
 
     fn utc() -> TimeZoneSpec {
         TimeZoneSpec::Utc
+    }
+
+    #[test]
+    fn four_byte_non_ascii_offset_is_an_error_not_a_panic() {
+        // Found by the timestamp_text fuzz target: `+` then U+FFFD (3 bytes) then one byte.
+        for text in ["+\u{fffd}0", "-é9Z", "UTC+\u{fffd}0"] {
+            let e = TimeZoneSpec::parse(text).unwrap_err();
+            assert!(e.message().contains(text), "{e}");
+        }
     }
 
     #[test]

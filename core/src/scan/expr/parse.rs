@@ -402,7 +402,12 @@ fn parse_hex(hex: &str) -> Option<Literal> {
 
 fn parse_number(n: &str) -> Option<Literal> {
     if n.contains(['e', 'E']) {
-        return n.parse::<f64>().ok().map(Literal::Float);
+        // `1e999` overflows to infinity, which has no literal form to print back.
+        return n
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(Literal::Float);
     }
     if let Some((int, frac)) = n.split_once('.') {
         if frac.contains('.') || (int.trim_start_matches('-').is_empty() && frac.is_empty()) {

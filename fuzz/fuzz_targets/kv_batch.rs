@@ -1,0 +1,4 @@
+//! libFuzzer entry point of the `kv_batch` target (the body is `riverlet_fuzz::kv_batch`).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| riverlet_fuzz::fuzz_entry(riverlet_fuzz::kv_batch, data));
