@@ -2,47 +2,10 @@
 //! one bad value against a real `riverlet serve` and expects a failing exit status and a message
 //! on stderr that names the bad value — never a panic, a hang or a success.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-struct Served {
-    child: Child,
-    bootstrap: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(extra: &[&str]) -> Served {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_riverlet"))
-        .args(["serve", "--data-dir"])
-        .arg(dir.path())
-        .args(["--port", "0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let bootstrap = line
-        .trim()
-        .strip_prefix("bootstrap: ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    Served {
-        child,
-        bootstrap,
-        _dir: dir,
-    }
-}
+mod common;
+use common::serve;
 
 /// Runs the CLI and returns (exited successfully, stderr). A command still running after
 /// 120 s is killed and reported as a hang (this guards the suite; it asserts no duration).

@@ -1,45 +1,9 @@
 //! The CLI's commands against a `riverlet serve` child process, as a user runs them.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-struct Served {
-    child: Child,
-    bootstrap: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve() -> Served {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_riverlet"))
-        .args(["serve", "--data-dir"])
-        .arg(dir.path())
-        .args(["--port", "0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let bootstrap = line
-        .trim()
-        .strip_prefix("bootstrap: ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    Served {
-        child,
-        bootstrap,
-        _dir: dir,
-    }
-}
+mod common;
+use common::serve;
 
 fn riverlet(bootstrap: &str, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_riverlet"))
@@ -56,7 +20,7 @@ fn riverlet(bootstrap: &str, args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn create_write_list_and_read() {
-    let s = serve();
+    let s = serve(&[]);
     let b = s.bootstrap.as_str();
     let (ok, out, err) = riverlet(
         b,
@@ -107,7 +71,7 @@ fn create_write_list_and_read() {
 
 #[test]
 fn a_window_before_retention_warns_on_stderr() {
-    let s = serve();
+    let s = serve(&[]);
     let b = s.bootstrap.as_str();
     let (ok, out, err) = riverlet(
         b,
@@ -143,7 +107,7 @@ fn a_window_before_retention_warns_on_stderr() {
 
 #[test]
 fn bad_input_gets_a_clear_error_and_exit_code() {
-    let s = serve();
+    let s = serve(&[]);
     let b = s.bootstrap.as_str();
     let (ok, _, err) = riverlet(b, &["read", "shop.missing"]);
     assert!(!ok && err.contains("shop.missing"), "{err}");

@@ -1,46 +1,18 @@
 //! `riverlet serve --metrics-port`: after real client requests, GET /metrics answers the
 //! server's request, error, byte and connection metrics in Prometheus's text format.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead, Read, Write};
+use std::process::Command;
 
-struct Served {
-    child: Child,
-    bootstrap: String,
-    metrics: String,
-    _dir: tempfile::TempDir,
-}
+mod common;
 
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve() -> Served {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_riverlet"))
-        .args(["serve", "--port", "0", "--metrics-port", "0", "--data-dir"])
-        .arg(dir.path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    let mut second = String::new();
-    out.read_line(&mut first).unwrap();
-    out.read_line(&mut second).unwrap();
-    Served {
-        child,
-        bootstrap: first
-            .trim()
-            .strip_prefix("bootstrap: ")
-            .unwrap()
-            .to_string(),
-        metrics: second.trim().strip_prefix("metrics: ").unwrap().to_string(),
-        _dir: dir,
-    }
+/// The server with its metrics endpoint, and the endpoint's address.
+fn serve() -> (common::Served, String) {
+    let mut s = common::serve(&["--metrics-port", "0"]);
+    let mut line = String::new();
+    s.stdout.read_line(&mut line).unwrap();
+    let metrics = line.trim().strip_prefix("metrics: ").unwrap().to_string();
+    (s, metrics)
 }
 
 fn get(addr: &str, path: &str) -> String {
@@ -71,14 +43,14 @@ fn value(text: &str, prefix: &str) -> Option<f64> {
 
 #[test]
 fn the_metrics_endpoint_counts_requests_errors_and_bytes() {
-    let s = serve();
+    let (s, metrics) = serve();
     let b = s.bootstrap.as_str();
     assert!(riverlet(b, &["create-table", "m.t", "--schema", "id INT"]));
     assert!(riverlet(b, &["write", "m.t", "[[1], [2], [3]]"]));
     assert!(riverlet(b, &["read", "m.t"]));
     assert!(!riverlet(b, &["read", "m.missing"]));
 
-    let text = get(&s.metrics, "/metrics");
+    let text = get(&metrics, "/metrics");
     assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
     assert!(
         text.contains("Content-Type: text/plain; version=0.0.4"),
@@ -109,5 +81,5 @@ fn the_metrics_endpoint_counts_requests_errors_and_bytes() {
     assert!(produce.unwrap_or(0.0) >= 1.0, "{text}");
     assert!(text.contains("riverlet_server_connections"), "{text}");
 
-    assert!(get(&s.metrics, "/other").starts_with("HTTP/1.1 404"));
+    assert!(get(&metrics, "/other").starts_with("HTTP/1.1 404"));
 }
