@@ -63,12 +63,18 @@ def test_gil_is_released_while_waiting(conn: riverlet.Connection, db: str) -> No
 def test_ctrl_c_interrupts_a_wait(conn: riverlet.Connection, db: str) -> None:
     t = conn.create_table(f"{db}.intr", SCHEMA)
     sub = t.subscribe("latest")
-    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    # An uninterruptible wait would block for an hour; the per-test timeout turns that into a
-    # failure, so no elapsed-time claim is needed.
-    with pytest.raises(KeyboardInterrupt):
-        sub.poll(3600.0)
+    # A process started in the background by a non-interactive shell inherits SIGINT as
+    # ignored, and Python then installs no handler: make Ctrl-C raise KeyboardInterrupt here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        # An uninterruptible wait would block for an hour; the per-test timeout turns that into
+        # a failure, so no elapsed-time claim is needed.
+        with pytest.raises(KeyboardInterrupt):
+            sub.poll(3600.0)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     sub.close()
 
 
