@@ -49,24 +49,26 @@ _CONVERSION_ERRORS = (
 
 def column(values: Sequence[Any], field: pa.Field) -> pa.Array:
     """Python values of one column as an Arrow array of the column's type; a value the type
-    cannot hold, or a missing value in a NOT NULL column, is an error naming the column."""
+    cannot hold is an error naming the column. (Missing values are left to the core, which
+    owns the NOT NULL and key rules.)"""
     try:
-        array = pa.array(values, type=field.type)
+        return pa.array(values, type=field.type)
     except _CONVERSION_ERRORS as e:
         raise InvalidArgumentError(
             f"column '{field.name}' ({field.type}): {e}", kind="invalid_argument"
         ) from e
-    if not field.nullable and array.null_count:
-        row = next(i for i, v in enumerate(array) if not v.is_valid)
-        raise InvalidArgumentError(
-            f"column '{field.name}' is NOT NULL, but row {row} has no value for it",
-            kind="invalid_argument",
-        )
-    return array
+
+
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    # Python values may hold None anywhere; the batch must still be valid Arrow for the core to
+    # see it and name the NOT NULL column.
+    return pa.schema([f.with_nullable(True) for f in schema])
 
 
 def _columns_table(cols: Mapping[str, Sequence[Any]], schema: pa.Schema) -> pa.Table:
-    return pa.Table.from_arrays([column(cols[f.name], f) for f in schema], schema=schema)
+    return pa.Table.from_arrays(
+        [column(cols[f.name], f) for f in schema], schema=_nullable(schema)
+    )
 
 
 def _rows_table(rows: Sequence[Any], schema: pa.Schema) -> pa.Table:
@@ -95,7 +97,9 @@ def _rows_table(rows: Sequence[Any], schema: pa.Schema) -> pa.Table:
                 )
             for c, v in enumerate(r):
                 cols[c].append(v)
-        return pa.Table.from_arrays([column(c, f) for c, f in zip(cols, schema)], schema=schema)
+        return pa.Table.from_arrays(
+            [column(c, f) for c, f in zip(cols, schema)], schema=_nullable(schema)
+        )
     raise InvalidArgumentError(
         f"rows must be dicts or tuples, got {type(first).__name__}", kind="invalid_argument"
     )

@@ -185,12 +185,8 @@ fn bucket_answer(
         return Err(Error::from_fluss(
             code,
             format!(
-                "fetching bucket {}{} of table '{}' at offset {offset}: {}",
-                b.bucket,
-                b.partition_name
-                    .as_ref()
-                    .map(|p| format!(" of partition '{p}'"))
-                    .unwrap_or_default(),
+                "fetching {} of table '{}' at offset {offset}: {}",
+                b.describe(),
                 table_name(table),
                 bucket_resp.error_message.clone().unwrap_or_default()
             ),

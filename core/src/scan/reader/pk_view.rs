@@ -216,16 +216,12 @@ async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i
             })
             .unwrap_or_else(|| "; the changes before it are gone".to_string());
         return Err(Error::unsupported(format!(
-            "reading the latest view of bucket {}{} of primary-key table '{}': the tablet \
+            "reading the latest view of {} of primary-key table '{}': the tablet \
              server at {server} has no ScanKv API (Apache Fluss 0.9.x), and the bucket's log \
              no longer starts at offset 0 (it starts at {earliest}, its end is {latest}){snapshot}. \
              Use a server with ScanKv (Apache Fluss 1.0 or riverlet-server), or a time-range read \
              (between).",
-            b.bucket,
-            b.partition_name
-                .as_ref()
-                .map(|p| format!(" of partition '{p}'"))
-                .unwrap_or_default(),
+            b.describe(),
             table_name(table),
         )));
     }

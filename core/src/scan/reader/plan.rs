@@ -26,6 +26,16 @@ pub(crate) struct BucketRead {
     pub end: i64,
 }
 
+impl BucketRead {
+    /// "bucket N" or "bucket N of partition 'p'", as error messages name it.
+    pub(crate) fn describe(&self) -> String {
+        match &self.partition_name {
+            Some(p) => format!("bucket {} of partition '{p}'", self.bucket),
+            None => format!("bucket {}", self.bucket),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
     /// Log records as they are.
