@@ -194,17 +194,24 @@ pub fn apply_batch(
     meta: &TableMeta,
     kv: &KvTablet,
     schema_id: i16,
-    records: &[(Vec<u8>, Option<Vec<u8>>)],
+    records: &[(&[u8], Option<&[u8]>)],
     target: Option<&[bool]>,
     next_id: &mut dyn FnMut() -> Result<i64>,
 ) -> Result<KvWrite> {
     let mut out = KvWrite::default();
-    // values written earlier in this batch win over the stored state
-    let mut overlay: HashMap<Vec<u8>, Option<Vec<u8>>> = HashMap::new();
-    for (key, row) in records {
-        let old: Option<Vec<u8>> = match overlay.get(key) {
-            Some(v) => v.clone(),
-            None => kv.get(key).map(|v| v.to_vec()),
+    out.mutations.reserve(records.len());
+    // Values written earlier in this batch win over the stored state: a key's latest put
+    // (its index in `out.mutations`) or delete (None). Borrowing the keys and values instead
+    // of copying them saves allocations that dominated the server's CPU for upserts.
+    let mut overlay: HashMap<&[u8], Option<usize>> = HashMap::with_capacity(records.len());
+    for &(key, row) in records {
+        let old: Option<&[u8]> = match overlay.get(key) {
+            Some(Some(i)) => match &out.mutations[*i] {
+                Mutation::Put(_, v) => Some(v.as_slice()),
+                Mutation::Delete(_) => None,
+            },
+            Some(None) => None,
+            None => kv.get(key),
         };
         match row {
             None => {
@@ -220,7 +227,7 @@ pub fn apply_batch(
                     DeleteBehavior::Allow => {}
                 }
                 let Some(old) = old else { continue };
-                let old_row = decode_value(meta, &old)?;
+                let old_row = decode_value(meta, old)?;
                 if let Some(mask) = target {
                     // partial delete: null the target non-key columns, or delete the row when
                     // every other column is already null
@@ -241,15 +248,15 @@ pub fn apply_batch(
                         out.rows.push(old_row);
                         out.change_types.push(ChangeType::UpdateAfter);
                         out.rows.push(new_row);
-                        overlay.insert(key.clone(), Some(value.clone()));
-                        out.mutations.push(Mutation::Put(key.clone(), value));
+                        overlay.insert(key, Some(out.mutations.len()));
+                        out.mutations.push(Mutation::Put(key.to_vec(), value));
                         continue;
                     }
                 }
                 out.change_types.push(ChangeType::Delete);
                 out.rows.push(old_row);
-                overlay.insert(key.clone(), None);
-                out.mutations.push(Mutation::Delete(key.clone()));
+                overlay.insert(key, None);
+                out.mutations.push(Mutation::Delete(key.to_vec()));
             }
             Some(row_bytes) => {
                 let new_row_in = decode_row(meta, row_bytes)?;
@@ -330,8 +337,8 @@ pub fn apply_batch(
                         out.rows.push(new_row);
                     }
                 }
-                overlay.insert(key.clone(), Some(value.clone()));
-                out.mutations.push(Mutation::Put(key.clone(), value));
+                overlay.insert(key, Some(out.mutations.len()));
+                out.mutations.push(Mutation::Put(key.to_vec(), value));
             }
         }
     }

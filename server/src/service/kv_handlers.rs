@@ -96,7 +96,7 @@ impl Server {
                     e.message().to_string(),
                 )
             })?;
-            records.push((rec.key.to_vec(), rec.value.map(|v| v.to_vec())));
+            records.push((rec.key, rec.value));
         }
         let (writer_id, seq) = (kvb.writer_id(), kvb.batch_sequence());
         let mut g = write_bucket(&bucket);
@@ -113,7 +113,7 @@ impl Server {
         &self,
         meta: &TableMeta,
         g: &mut Bucket,
-        records: &[(Vec<u8>, Option<Vec<u8>>)],
+        records: &[(&[u8], Option<&[u8]>)],
         target: Option<&[bool]>,
         writer_id: i64,
         seq: i32,
@@ -210,8 +210,12 @@ impl Server {
             for (col, v) in key_cols.iter().zip(values) {
                 row[*col] = v;
             }
-            records.push((key.clone(), Some(merge::encode_row(meta, &row)?)));
+            records.push((key.as_slice(), merge::encode_row(meta, &row)?));
         }
+        let records: Vec<(&[u8], Option<&[u8]>)> = records
+            .iter()
+            .map(|(k, v)| (*k, Some(v.as_slice())))
+            .collect();
         self.write_kv(
             meta,
             g,
