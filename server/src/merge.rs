@@ -188,13 +188,14 @@ pub fn check_target_columns(meta: &TableMeta, target: &[i32]) -> Result<Option<V
     Ok(Some(mask))
 }
 
-/// Computes the effect of a KV batch (`records`: key, optional row bytes) on `kv`;
-/// `next_id` gives the auto-increment value of each inserted key (tables with such a column).
+/// Computes the effect of a KV batch (`records`: key, optional row bytes; `decoded`: the same
+/// rows already decoded, when the caller has them) on `kv`; `next_id` gives the auto-increment value of each inserted key (tables with such a column).
 pub fn apply_batch(
     meta: &TableMeta,
     kv: &KvTablet,
     schema_id: i16,
     records: &[(&[u8], Option<&[u8]>)],
+    mut decoded: Option<Vec<Option<Vec<Datum>>>>,
     target: Option<&[bool]>,
     next_id: &mut dyn FnMut() -> Result<i64>,
 ) -> Result<KvWrite> {
@@ -204,7 +205,7 @@ pub fn apply_batch(
     // (its index in `out.mutations`) or delete (None). Borrowing the keys and values instead
     // of copying them saves allocations that dominated the server's CPU for upserts.
     let mut overlay: HashMap<&[u8], Option<usize>> = HashMap::with_capacity(records.len());
-    for &(key, row) in records {
+    for (n, &(key, row)) in records.iter().enumerate() {
         let old: Option<&[u8]> = match overlay.get(key) {
             Some(Some(i)) => match &out.mutations[*i] {
                 Mutation::Put(_, v) => Some(v.as_slice()),
@@ -259,7 +260,16 @@ pub fn apply_batch(
                 out.mutations.push(Mutation::Delete(key.to_vec()));
             }
             Some(row_bytes) => {
-                let new_row_in = decode_row(meta, row_bytes)?;
+                // The rows validation already decoded (`decoded`, in record order) are taken
+                // as they are rather than decoded again.
+                let pre = decoded
+                    .as_mut()
+                    .and_then(|d| d.get_mut(n))
+                    .and_then(Option::take);
+                let new_row_in = match pre {
+                    Some(r) => r,
+                    None => decode_row(meta, row_bytes)?,
+                };
                 let old_row = match &old {
                     Some(v) => Some(decode_value(meta, v)?),
                     None => None,

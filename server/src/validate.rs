@@ -171,8 +171,13 @@ fn decode_kv_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datu
 /// Checks a PutKv bucket request's batch for a primary-key table: a CRC-valid batch of the
 /// declared size with nothing trailing, a schema id of the table, a size within limits, and
 /// every record decodable: a non-empty key and, unless it is a delete, a row of the table's
-/// schema.
-pub fn kv_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Result<()> {
+/// schema. Returns the decoded rows in record order (None for a delete), so that applying the
+/// batch does not decode them a second time.
+pub fn kv_records(
+    meta: &TableMeta,
+    records: &[u8],
+    config: &ServerConfig,
+) -> Result<Vec<Option<Vec<riverlet::row::Datum>>>> {
     check_size(records.len(), "KV batch", max_batch_bytes(config))?;
     let b = KvRecordBatch::new(records).map_err(|e| corrupt(e.message().to_string()))?;
     if b.size_in_bytes() != records.len() {
@@ -196,20 +201,23 @@ pub fn kv_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Re
         )));
     }
     check_schema_id(meta, b.schema_id())?;
+    let mut rows = Vec::with_capacity(usize::try_from(b.record_count()).unwrap_or(0).min(1 << 20));
     for (n, rec) in b.records().enumerate() {
         let rec = rec.map_err(|e| corrupt(format!("KV record {n}: {}", e.message())))?;
         if rec.key.is_empty() {
             return Err(corrupt(format!("KV record {n} has an empty key")));
         }
-        if let Some(v) = rec.value {
-            decode_kv_row(meta, v).map_err(|e| {
+        let row = match rec.value {
+            Some(v) => Some(decode_kv_row(meta, v).map_err(|e| {
                 corrupt(format!(
                     "KV record {n}: the row does not decode with the schema of {}: {}",
                     meta.path(),
                     e.message()
                 ))
-            })?;
-        }
+            })?),
+            None => None,
+        };
+        rows.push(row);
     }
-    Ok(())
+    Ok(rows)
 }

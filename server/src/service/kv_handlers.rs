@@ -67,7 +67,7 @@ impl Server {
                 format!("the primary key table not exists for {tb}"),
             ));
         }
-        crate::validate::kv_records(meta, &b.records, &self.config)?;
+        let decoded = crate::validate::kv_records(meta, &b.records, &self.config)?;
         let kvb = riverlet::record::kv_batch::KvRecordBatch::new(&b.records).map_err(|e| {
             fluss(
                 error_codes::CORRUPT_RECORD_EXCEPTION,
@@ -104,7 +104,7 @@ impl Server {
         if let SequenceCheck::Duplicate(m) = g.log.check_sequence(writer_id, seq)? {
             return Ok(m.last_offset + 1);
         }
-        self.write_kv(meta, g, &records, target, writer_id, seq)
+        self.write_kv(meta, g, &records, Some(decoded), target, (writer_id, seq))
     }
 
     /// Applies KV records to a bucket (merge engine, auto-increment values), appends their
@@ -114,16 +114,16 @@ impl Server {
         meta: &TableMeta,
         g: &mut Bucket,
         records: &[(&[u8], Option<&[u8]>)],
+        decoded: Option<Vec<Option<Vec<riverlet::row::Datum>>>>,
         target: Option<&[bool]>,
-        writer_id: i64,
-        seq: i32,
+        (writer_id, seq): (i64, i32),
     ) -> Result<i64> {
         let latest = meta.entry.schema_id as i16;
         let kv =
             g.kv.as_mut()
                 .ok_or_else(|| Error::internal(format!("{} has no KV tablet", meta.path())))?;
         let table_id = meta.entry.id;
-        let w = merge::apply_batch(meta, kv, latest, records, target, &mut || {
+        let w = merge::apply_batch(meta, kv, latest, records, decoded, target, &mut || {
             self.tablets.sequences.next(table_id)
         })?;
         let rb = riverlet::row::arrow_rows::rows_to_record_batch(
@@ -220,9 +220,9 @@ impl Server {
             meta,
             g,
             &records,
+            None,
             target.as_deref(),
-            crate::writers::NO_WRITER_ID,
-            -1,
+            (crate::writers::NO_WRITER_ID, -1),
         )?;
         Ok(())
     }
