@@ -10,8 +10,8 @@ use crate::error::codes;
 use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{
     CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest, DatabaseExistsRequest,
-    DropDatabaseRequest, DropPartitionRequest, DropTableRequest, ListDatabasesRequest,
-    ListOffsetsRequest, ListTablesRequest, TableExistsRequest,
+    DropDatabaseRequest, DropPartitionRequest, DropTableRequest, GetLatestKvSnapshotsRequest,
+    ListDatabasesRequest, ListOffsetsRequest, ListTablesRequest, TableExistsRequest,
 };
 use crate::{Error, ErrorKind, Result};
 
@@ -24,6 +24,17 @@ pub struct PartitionInfo {
     pub spec: PartitionSpec,
     /// Fluss's partition name: the values joined by `$`.
     pub name: String,
+}
+
+/// The latest KV snapshot of one bucket of a primary-key table (GetLatestKvSnapshots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketKvSnapshot {
+    /// The bucket.
+    pub bucket: i32,
+    /// The snapshot id, `None` while the bucket has no snapshot.
+    pub snapshot_id: Option<i64>,
+    /// The log offset the snapshot covers (changes before it are in it).
+    pub log_offset: Option<i64>,
 }
 
 /// Which offset [`Admin::list_offsets`] asks for.
@@ -219,6 +230,35 @@ impl Admin {
             .await
             .map_err(|e| name_table(e, path))?;
         Ok(())
+    }
+
+    /// The latest KV snapshot of every bucket of a primary-key table, or of one of its
+    /// partitions (by partition name), in bucket order.
+    pub async fn latest_kv_snapshots(
+        &self,
+        path: &TablePath,
+        partition: Option<&str>,
+    ) -> Result<Vec<BucketKvSnapshot>> {
+        let req = GetLatestKvSnapshotsRequest {
+            table_path: crate::proto::PbTablePath::from(path),
+            partition_name: partition.map(str::to_string),
+        };
+        let resp = self
+            .conn
+            .request_coordinator(&req, true)
+            .await
+            .map_err(|e| name_table(e, path))?;
+        let mut out: Vec<BucketKvSnapshot> = resp
+            .latest_snapshots
+            .into_iter()
+            .map(|s| BucketKvSnapshot {
+                bucket: s.bucket_id,
+                snapshot_id: s.snapshot_id,
+                log_offset: s.log_offset,
+            })
+            .collect();
+        out.sort_by_key(|s| s.bucket);
+        Ok(out)
     }
 
     /// Offsets of the given buckets (all buckets when `buckets` is empty) of a table or of one of

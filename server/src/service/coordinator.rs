@@ -1,5 +1,6 @@
 //! Coordinator handlers: databases, tables, partitions, metadata, writer ids and the
-//! (always empty) KV and lake snapshots.
+//! KV snapshots (the periodic ones of `kv.snapshot.interval`) and (always empty) lake
+//! snapshots.
 
 use riverlet::error::codes as error_codes;
 use riverlet::metadata::TablePath;
@@ -339,33 +340,73 @@ impl Server {
             ),
             (None, false) => None,
         };
-        // No KV snapshots are ever taken in the Fluss sense: every bucket reports none, so clients
-        // rebuild the state from the changelog starting at the earliest offset.
-        Ok(GetLatestKvSnapshotsResponse {
-            table_id: t.entry.id,
-            partition_id,
-            latest_snapshots: (0..t.buckets)
-                .map(|b| PbKvSnapshot {
+        let table_id = t.entry.id;
+        let buckets = t.buckets;
+        drop(c);
+        let latest_snapshots = (0..buckets)
+            .map(|b| {
+                let tb = TableBucket {
+                    table_id,
+                    partition_id,
+                    bucket: b,
+                };
+                let latest = self.snapshot_store(&tb)?.and_then(|s| lock(&s).latest());
+                Ok(PbKvSnapshot {
                     bucket_id: b,
-                    snapshot_id: None,
-                    log_offset: None,
+                    snapshot_id: latest.map(|s| s.id),
+                    log_offset: latest.map(|s| s.log_offset),
                 })
-                .collect(),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GetLatestKvSnapshotsResponse {
+            table_id,
+            partition_id,
+            latest_snapshots,
         })
+    }
+
+    fn snapshot_store(
+        &self,
+        tb: &TableBucket,
+    ) -> Result<Option<std::sync::Arc<std::sync::Mutex<crate::kv_snapshots::KvSnapshotStore>>>>
+    {
+        let bucket = self.tablets.get(tb)?;
+        let g = super::read_bucket(&bucket);
+        Ok(g.snapshots.clone())
     }
 
     pub(super) fn kv_snapshot_metadata(
         &self,
         r: GetKvSnapshotMetadataRequest,
     ) -> Result<GetKvSnapshotMetadataResponse> {
-        Err(fluss(
-            error_codes::KV_SNAPSHOT_NOT_EXIST,
-            format!(
-                "Failed to get kv snapshot metadata for table bucket {} and snapshot id {}. Error: Kv snapshot not found",
-                TableBucket { table_id: r.table_id, partition_id: r.partition_id, bucket: r.bucket_id },
-                r.snapshot_id
-            ),
-        ))
+        let tb = TableBucket {
+            table_id: r.table_id,
+            partition_id: r.partition_id,
+            bucket: r.bucket_id,
+        };
+        let found = self
+            .tablets
+            .get(&tb)
+            .ok()
+            .and_then(|b| super::read_bucket(&b).snapshots.clone())
+            .and_then(|s| lock(&s).get(r.snapshot_id));
+        let Some((snapshot, file)) = found else {
+            return Err(fluss(
+                error_codes::KV_SNAPSHOT_NOT_EXIST,
+                format!(
+                    "Failed to get kv snapshot metadata for table bucket {tb} and snapshot id {}. Error: Kv snapshot not found",
+                    r.snapshot_id
+                ),
+            ));
+        };
+        let file = std::fs::canonicalize(&file).unwrap_or(file);
+        Ok(GetKvSnapshotMetadataResponse {
+            log_offset: snapshot.log_offset,
+            snapshot_files: vec![PbRemotePathAndLocalFile {
+                remote_path: format!("file://{}", file.display()),
+                local_file_name: riverlet::record::kv_snapshot::KV_SNAPSHOT_FILE_NAME.to_string(),
+            }],
+        })
     }
 
     pub(super) fn lake_snapshot(
