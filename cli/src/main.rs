@@ -103,6 +103,10 @@ enum Command {
         /// Show the changelog (change type, offset, commit timestamp) instead of the rows.
         #[arg(long)]
         changelog: bool,
+        /// Primary-key tables: each bucket's latest KV snapshot without the log changes after
+        /// it (Fluss's read.optimized; possibly stale).
+        #[arg(long = "read-optimized")]
+        read_optimized: bool,
         #[command(flatten)]
         conn: ConnArgs,
     },
@@ -188,6 +192,7 @@ fn main() {
             tz,
             limit,
             changelog,
+            read_optimized,
             conn,
         } => read(
             &conn,
@@ -197,7 +202,7 @@ fn main() {
             &between,
             tz.as_deref(),
             limit,
-            changelog,
+            (changelog, read_optimized),
         ),
     };
     if let Err(e) = result {
@@ -332,7 +337,7 @@ fn read(
     between: &[String],
     tz: Option<&str>,
     limit: Option<usize>,
-    changelog: bool,
+    (changelog, read_optimized): (bool, bool),
 ) -> Result<()> {
     let path = TablePath::parse(table)?;
     let conn = conn.connect()?;
@@ -345,6 +350,7 @@ fn read(
         end: between.get(1).map(TimePoint::from),
         time_zone: tz.map(str::to_string),
         changelog,
+        read_optimized,
         ..ReadRequest::default()
     };
     let reader = t.read(&request)?;

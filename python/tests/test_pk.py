@@ -102,3 +102,28 @@ def test_partitioned_pk(conn: riverlet.Connection, db: str) -> None:
     assert by_id(t.read(filter=[("dt", "=", "2026-01-01")])) == rows[:2]
     assert t.lookup({"order_id": 800, "dt": "2026-01-02"}) == rows[2]
     assert t.count() == 3
+
+
+def test_read_optimized_reads_the_kv_snapshot_without_the_log_tail(
+    server: riverlet.LocalServer, conn: riverlet.Connection, db: str
+) -> None:
+    t = conn.create_table(f"{db}.ro", SCHEMA, primary_key=["order_id"], buckets=2)
+    t.upsert(ROWS)
+    # No snapshot yet: no bucket contributes rows.
+    assert t.read(read_optimized=True).num_rows == 0
+    server.take_kv_snapshots()
+    t.upsert([{"order_id": 700, "item_id": 220, "amount": 602, "address": "addr2"},
+              {"order_id": 900, "item_id": 24, "amount": 604, "address": "addr4"}])
+    t.delete([{"order_id": 600}])
+    assert by_id(t.read(read_optimized=True)) == ROWS
+    assert by_id(t.read(columns=["order_id", "item_id"], filter=[("amount", "<=", 602)],
+                        read_optimized=True)) == [
+        {"order_id": 600, "item_id": 21}, {"order_id": 700, "item_id": 22}]
+    assert [r["order_id"] for r in by_id(t.read())] == [700, 800, 900]
+    server.take_kv_snapshots()
+    assert by_id(t.read(read_optimized=True)) == by_id(t.read())
+
+
+def test_local_server_properties_are_checked(tmp_path) -> None:
+    with pytest.raises(riverlet.InvalidArgumentError, match="kv.snapshot.interval"):
+        riverlet.LocalServer(str(tmp_path), properties={"kv.snapshot.interval": "soon"})

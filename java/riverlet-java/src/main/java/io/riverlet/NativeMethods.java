@@ -123,7 +123,10 @@ final class NativeMethods {
   static native long[] positions(long subscription);
 
   // LocalServer.
-  static native long serverStart(String dataDir, String host, int port, String[] users);
+  static native long serverStart(
+      String dataDir, String host, int port, String[] users, String[] properties);
+
+  static native void serverTakeKvSnapshots(long server);
 
   static native String serverBootstrap(long server);
 
