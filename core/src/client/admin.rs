@@ -7,11 +7,12 @@ use super::compat;
 use super::connection::name_table;
 use super::Connection;
 use crate::error::codes;
-use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
+use crate::metadata::{AddColumn, PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{
-    CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest, DatabaseExistsRequest,
-    DropDatabaseRequest, DropPartitionRequest, DropTableRequest, GetLatestKvSnapshotsRequest,
-    ListDatabasesRequest, ListOffsetsRequest, ListTablesRequest, TableExistsRequest,
+    AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest,
+    DatabaseExistsRequest, DropDatabaseRequest, DropPartitionRequest, DropTableRequest,
+    GetLatestKvSnapshotsRequest, ListDatabasesRequest, ListOffsetsRequest, ListTablesRequest,
+    PbAddColumn, TableExistsRequest,
 };
 use crate::{Error, ErrorKind, Result};
 
@@ -175,6 +176,39 @@ impl Admin {
     /// The table's current info, fetched from the server (and stored in the connection's cache).
     pub async fn table_info(&self, path: &TablePath) -> Result<Arc<TableInfo>> {
         self.conn.table_info_refresh(path, true).await
+    }
+
+    /// `ALTER TABLE path ADD COLUMN ...` (Fluss's AlterTable): appends nullable columns; the
+    /// table gets a new schema id. Rows written before read the new columns as null; writers
+    /// and readers opened after this call use the new schema. An added column must be new and
+    /// nullable (InvalidArgument naming it).
+    pub async fn add_columns(&self, path: &TablePath, columns: &[AddColumn]) -> Result<()> {
+        let info = self.conn.table_info_refresh(path, true).await?;
+        // The rule is checked here too, so a bad column gets the same message on any server.
+        info.schema().with_added_columns(columns)?;
+        let req = AlterTableRequest {
+            table_path: crate::proto::PbTablePath::from(path),
+            ignore_if_not_exists: false,
+            add_columns: columns
+                .iter()
+                .map(|c| PbAddColumn {
+                    column_name: c.name.clone(),
+                    data_type_json: c.data_type.to_json_value().to_string().into_bytes(),
+                    comment: c.comment.clone(),
+                    // LAST
+                    column_position_type: 0,
+                    agg_function_type: None,
+                    agg_function_params: vec![],
+                })
+                .collect(),
+            ..Default::default()
+        };
+        self.conn
+            .request_coordinator(&req, false)
+            .await
+            .map_err(|e| name_table(e, path))?;
+        self.conn.table_info_refresh(path, true).await?;
+        Ok(())
     }
 
     /// Whether a table exists.

@@ -96,7 +96,12 @@ impl Server {
                     e.message().to_string(),
                 )
             })?;
-            records.push((rec.key.to_vec(), rec.value.map(|v| v.to_vec())));
+            // A writer that opened the table before an ADD COLUMN writes the older schema.
+            let value = match rec.value {
+                Some(v) if schema_id != latest => Some(merge::upgrade_row(meta, schema_id, v)?),
+                v => v.map(|v| v.to_vec()),
+            };
+            records.push((rec.key.to_vec(), value));
         }
         let (writer_id, seq) = (kvb.writer_id(), kvb.batch_sequence());
         let mut g = write_bucket(&bucket);

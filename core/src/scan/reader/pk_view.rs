@@ -118,7 +118,9 @@ async fn fold_log(
     fold.finish(OUTPUT_ROWS)
 }
 
-/// Decodes value rows (schema id + row bytes) into a batch of the table's full schema.
+/// Decodes value rows (schema id + row bytes) into a batch of the table's full schema. A row
+/// written under an older schema id (before an ADD COLUMN) is decoded with that schema and
+/// gets nulls for the added columns.
 pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordBatch> {
     let info = &table.info;
     let types = info.schema().data_types();
@@ -126,18 +128,19 @@ pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordB
     let mut rows = Vec::with_capacity(values.len());
     for v in values {
         let (schema_id, row) = crate::row::decode_value(v)?;
-        if schema_id as i32 != info.schema_id {
-            return Err(Error::unsupported(format!(
-                "a row of table '{}' was written with schema id {schema_id} but the table is at \
-                 schema id {}; reading older schemas is not supported yet",
-                table_name(table),
-                info.schema_id
-            )));
-        }
-        rows.push(match format {
-            KvFormat::Indexed => crate::row::decode_indexed_row(&types, row)?,
-            _ => crate::row::decode_compacted_row(&types, row)?,
-        });
+        let schema_id = schema_id as i32;
+        let older;
+        let row_types: &[DataType] = if schema_id == info.schema_id {
+            &types
+        } else {
+            older = info.schema_by_id(schema_id)?.data_types();
+            &older
+        };
+        let decoded = match format {
+            KvFormat::Indexed => crate::row::decode_indexed_row(row_types, row)?,
+            _ => crate::row::decode_compacted_row(row_types, row)?,
+        };
+        rows.push(crate::metadata::evolution::widen_row(decoded, types.len()));
     }
     crate::row::rows_to_record_batch(&info.schema().to_arrow(), &types, &rows)
 }

@@ -269,8 +269,9 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         .collect();
     fetch_cols.sort_unstable();
     fetch_cols.dedup();
-    if matches!(mode, Mode::Kv | Mode::Snapshot) {
-        // ScanKv and snapshots return whole rows.
+    if matches!(mode, Mode::Kv | Mode::Snapshot) || !info.older_schemas.is_empty() {
+        // ScanKv and snapshots return whole rows; batches of an older schema are fetched
+        // whole and widened to the current one (see decode_batch).
         fetch_cols = (0..full.fields().len()).collect();
     }
     let projected = fetch_cols.len() < full.fields().len();
