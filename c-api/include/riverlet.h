@@ -355,6 +355,15 @@ enum RiverletStatus riverlet_drop_table(const struct RiverletConnection *connect
                                         const char *table,
                                         bool ignore_if_not_exists);
 
+// `ALTER TABLE database.table ADD COLUMN ...`: appends the fields of `columns` (a record-batch
+// ArrowSchema, format "+s"; every field nullable and new) at the end. Rows written before read
+// the new columns as null; table handles opened earlier keep the old schema (get the table
+// again). A NOT NULL or existing column is INVALID_ARGUMENT naming it.
+enum RiverletStatus riverlet_add_columns(const struct RiverletConnection *connection,
+                                         const char *database,
+                                         const char *table,
+                                         const struct ArrowSchema *columns);
+
 // Writes whether table `database`.`table` exists to `*out_exists`.
 enum RiverletStatus riverlet_table_exists(const struct RiverletConnection *connection,
                                           const char *database,

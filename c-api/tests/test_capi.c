@@ -179,6 +179,7 @@ static void test_null_arguments(void) {
   EXPECT(riverlet_create_table(NULL, "db", "t", NULL, NULL, false),
          RIVERLET_STATUS_NULL_ARGUMENT);
   EXPECT(riverlet_drop_table(NULL, "db", "t", false), RIVERLET_STATUS_NULL_ARGUMENT);
+  EXPECT(riverlet_add_columns(NULL, "db", "t", NULL), RIVERLET_STATUS_NULL_ARGUMENT);
   EXPECT(riverlet_table_exists(NULL, "db", "t", &flag), RIVERLET_STATUS_NULL_ARGUMENT);
   EXPECT(riverlet_connection_get_table(NULL, "db", "t", &table), RIVERLET_STATUS_NULL_ARGUMENT);
   EXPECT(riverlet_table_schema(NULL, &schema), RIVERLET_STATUS_NULL_ARGUMENT);
@@ -715,6 +716,32 @@ static void test_pk_table(RiverletConnection *conn) {
   OK(riverlet_table_free(table));
 }
 
+/* ALTER TABLE ... ADD COLUMN on capi.kv (after test_pk_table): old rows read the column null */
+static void test_add_columns(RiverletConnection *conn) {
+  struct ArrowSchema cols, bad;
+  struct ArrowArrayStream stream;
+  RiverletTable *table = NULL;
+  au_schema_init(&cols, 1);
+  au_schema_set(&cols, 0, "note", "u", true);
+  OK(riverlet_add_columns(conn, "capi", "kv", &cols));
+  cols.release(&cols);
+  au_schema_init(&bad, 1);
+  au_schema_set(&bad, 0, "m", "l", false);
+  EXPECT(riverlet_add_columns(conn, "capi", "kv", &bad), RIVERLET_STATUS_INVALID_ARGUMENT);
+  bad.release(&bad);
+  OK(riverlet_connection_get_table(conn, "capi", "kv", &table));
+  if (OK(riverlet_table_read(table, NULL, &stream))) {
+    char *text = stream_text(&stream);
+    CHECK(strcmp(text,
+                 "{k=1, v='one', n=100, note=null}\n"
+                 "{k=2, v='two', n=222, note=null}\n"
+                 "{k=4, v='four', n=400, note=null}\n") == 0);
+    if (strstr(text, "note=null") == NULL) fprintf(stderr, "read after ADD COLUMN:\n%s", text);
+    free(text);
+  }
+  OK(riverlet_table_free(table));
+}
+
 /* DELETE / UPDATE by condition on kv2(k INT NOT NULL, v STRING, n BIGINT), primary key k */
 static void test_delete_update_where(RiverletConnection *conn) {
   RiverletTable *table = NULL, *log = NULL;
@@ -1061,6 +1088,7 @@ int main(void) {
     test_admin(conn);
     test_log_table(conn);
     test_pk_table(conn);
+    test_add_columns(conn);
     test_delete_update_where(conn);
     test_auto_increment(conn);
     test_closed_connection();

@@ -71,6 +71,17 @@ enum Command {
         #[command(flatten)]
         conn: ConnArgs,
     },
+    /// ALTER TABLE ... ADD COLUMN: append nullable columns; rows written before read them as
+    /// null.
+    AddColumns {
+        /// The table, as database.table.
+        table: String,
+        /// The columns, e.g. "note STRING, qty BIGINT".
+        #[arg(long)]
+        columns: String,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
     /// Write rows given as JSON (a list of rows, each a list in column order or an object):
     /// appended to a log table, upserted into a primary-key table.
     Write {
@@ -183,6 +194,11 @@ fn main() {
             bucket_key,
             &properties,
         ),
+        Command::AddColumns {
+            table,
+            columns,
+            conn,
+        } => add_columns(&conn, &table, &columns),
         Command::Write { table, rows, conn } => write(&conn, &table, &rows),
         Command::Read {
             table,
@@ -283,6 +299,20 @@ fn create_table(
     admin.create_database(&path.database, true)?;
     admin.create_table(&path, &descriptor, false)?;
     println!("created {path}");
+    conn.close()
+}
+
+fn add_columns(conn: &ConnArgs, table: &str, columns: &str) -> Result<()> {
+    let path = TablePath::parse(table)?;
+    let columns = riverlet::metadata::AddColumn::from_sql(columns)?;
+    let conn = conn.connect()?;
+    conn.admin().add_columns(&path, &columns)?;
+    let info = conn.admin().table_info(&path)?;
+    println!(
+        "{path}: schema id {}, columns {}",
+        info.schema_id,
+        info.schema().column_names().join(", ")
+    );
     conn.close()
 }
 

@@ -171,3 +171,38 @@ fn read_optimized_reads_the_periodic_kv_snapshot() {
     );
     assert!(!ok && err.contains("kv.snapshot.interval"), "{err}");
 }
+
+#[test]
+fn add_columns_then_old_rows_read_null() {
+    let s = serve(&[]);
+    let b = s.bootstrap.as_str();
+    let (ok, out, err) = riverlet(
+        b,
+        &[
+            "create-table",
+            "shop.ev",
+            "--schema",
+            "id INT NOT NULL, name STRING",
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["write", "shop.ev", r#"[[1, "a"]]"#]);
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["add-columns", "shop.ev", "--columns", "note STRING"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("schema id 2, columns id, name, note"), "{out}");
+    let (ok, out, err) = riverlet(b, &["write", "shop.ev", r#"[[2, "b", "x"]]"#]);
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["read", "shop.ev", "--filter", "note IS NULL"]);
+    assert!(
+        ok && err.contains("1 row(s)") && out.contains("| 1 "),
+        "{out}{err}"
+    );
+    let (ok, out, err) = riverlet(b, &["read", "shop.ev", "--filter", "note = 'x'"]);
+    assert!(
+        ok && err.contains("1 row(s)") && out.contains("| 2 "),
+        "{out}{err}"
+    );
+    let (ok, out, err) = riverlet(b, &["add-columns", "shop.ev", "--columns", "name BIGINT"]);
+    assert!(!ok && err.contains("'name'"), "{out}{err}");
+}

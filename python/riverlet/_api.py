@@ -303,6 +303,14 @@ class Connection(_ClosesNative):
         )
         return self.table(name)
 
+    def add_columns(self, name: str, columns: Any) -> "Table":
+        """``ALTER TABLE name ADD COLUMN ...``: appends ``columns`` (a :class:`pyarrow.Schema`,
+        or a dict / list of ``(name, type)``; each must be nullable and new) at the end and
+        returns the table with its new schema. Rows written before read the new columns as
+        null; tables opened earlier keep their old schema (open the table again)."""
+        self._native.add_columns(name, _schema(columns))
+        return self.table(name)
+
     def drop_table(self, name: str, if_exists: bool = False) -> None:
         """Drops a table."""
         self._native.drop_table(name, if_exists)

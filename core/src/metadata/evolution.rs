@@ -37,6 +37,36 @@ impl AddColumn {
     }
 }
 
+impl AddColumn {
+    /// The columns of an Arrow schema (their nullability as declared), as every binding takes
+    /// them.
+    pub fn from_arrow(schema: &arrow_schema::Schema) -> Result<Vec<AddColumn>> {
+        schema
+            .fields()
+            .iter()
+            .map(|f| {
+                Ok(AddColumn {
+                    name: f.name().clone(),
+                    data_type: super::schema::from_arrow_field(f)?,
+                    comment: f.metadata().get("comment").cloned(),
+                })
+            })
+            .collect()
+    }
+
+    /// The columns of a column list in SQL form (`n BIGINT, note STRING`).
+    pub fn from_sql(text: &str) -> Result<Vec<AddColumn>> {
+        Ok(super::parse_columns(text)?
+            .into_iter()
+            .map(|c| AddColumn {
+                name: c.name,
+                data_type: c.data_type,
+                comment: c.comment,
+            })
+            .collect())
+    }
+}
+
 impl Schema {
     /// This schema with `columns` appended (each gets the next column id), or an
     /// InvalidArgument naming the column that cannot be added: an existing name or a NOT NULL

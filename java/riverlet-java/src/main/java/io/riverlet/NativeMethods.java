@@ -55,6 +55,8 @@ final class NativeMethods {
 
   static native void dropTable(long admin, String name, boolean ignoreIfNotExists);
 
+  static native void addColumns(long admin, String name, long columnsSchemaAddress);
+
   static native String[] listTables(long admin, String database);
 
   static native boolean tableExists(long admin, String name);
