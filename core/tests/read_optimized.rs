@@ -291,3 +291,78 @@ fn kv_snapshot_interval_is_checked() {
     let e = c.with_property("kv.snapshot.intervall", "1s").unwrap_err();
     assert!(e.message().contains("kv.snapshot.intervall"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_optimized_partitioned_table_reads_each_partitions_snapshot() {
+    use riverlet::metadata::PartitionSpec;
+    let data = tempfile::tempdir().unwrap();
+    let server = LocalServer::start(ServerConfig::new(data.path()).with_port(0)).unwrap();
+    let conn = Connection::connect(ClientConfig::new(server.bootstrap_servers()))
+        .await
+        .unwrap();
+    conn.admin().create_database("d", true).await.unwrap();
+    let path = TablePath::new("d", "parted");
+    let schema = Schema::builder()
+        .column("k", DataType::int().not_null())
+        .column("v", DataType::string())
+        .column("dt", DataType::string().not_null())
+        .primary_key(["k", "dt"])
+        .build()
+        .unwrap();
+    let d = TableDescriptor::builder(schema)
+        .partitioned_by(["dt"])
+        .distributed_by(Some(2), Vec::<String>::new())
+        .build()
+        .unwrap();
+    conn.admin().create_table(&path, &d, false).await.unwrap();
+    for dt in ["a", "b"] {
+        conn.admin()
+            .create_partition(&path, &PartitionSpec::new([("dt", dt)]), false)
+            .await
+            .unwrap();
+    }
+    let table = conn.table(&path).await.unwrap();
+    let w = table.new_upsert_writer(None).unwrap();
+    let put = |k: i32, v: &str, dt: &str| {
+        vec![
+            Datum::Int(k),
+            Datum::String(v.to_string()),
+            Datum::String(dt.to_string()),
+        ]
+    };
+    w.upsert_rows(&[put(1, "a1", "a"), put(2, "a2", "a"), put(1, "b1", "b")])
+        .await
+        .unwrap();
+    w.flush().await.unwrap();
+    server.take_kv_snapshots();
+    w.upsert_rows(&[put(3, "a3", "a"), put(1, "B1", "b")])
+        .await
+        .unwrap();
+    w.flush().await.unwrap();
+    let mut got: Vec<(i32, String)> = Vec::new();
+    for b in table.scan().read_optimized(true).collect().await.unwrap() {
+        let k = b.column_by_name("k").unwrap().as_primitive::<Int32Type>();
+        let v = b.column_by_name("v").unwrap().as_string::<i32>();
+        for i in 0..b.num_rows() {
+            got.push((k.value(i), v.value(i).to_string()));
+        }
+    }
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (1, "a1".to_string()),
+            (1, "b1".to_string()),
+            (2, "a2".to_string())
+        ]
+    );
+    let only_b = table
+        .scan()
+        .read_optimized(true)
+        .partitions(["b"])
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(only_b.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    conn.close().await;
+}

@@ -815,7 +815,9 @@ impl TableInfo {
         self.older_schemas.get(&schema_id).ok_or_else(|| {
             crate::Error::unsupported(format!(
                 "data of table '{}' was written with schema id {schema_id}, which this handle \
-                 of the table (at schema id {}) does not know; re-open the table to read it",
+                 of the table (at schema id {}) does not know (the table was altered after it \
+                 was opened); re-open the table after refreshing its info (Admin::table_info, \
+                 or a new connection) to read it",
                 self.table_path, self.schema_id
             ))
         })
