@@ -205,7 +205,8 @@ impl Server {
     }
 
     /// Deletes expired segments of every log table (table.log.ttl). PK tables keep their
-    /// changelog: with no Fluss KV snapshots it is what clients rebuild state from.
+    /// changelog: clients without ScanKv rebuild the state from it (a KV snapshot covers only
+    /// the changes before its offset).
     pub fn enforce_ttl(&self) {
         for (tb, bucket) in self.tablets.all() {
             let Ok(meta) = self.table(tb.table_id) else {
