@@ -52,6 +52,12 @@ pub struct ServerConfig {
     /// Serve only the APIs of Apache Fluss 0.9.x: no ScanKv (1061), which Fluss 1.0 added
     /// (default false). Lets tests cover the client's 0.9.x read paths.
     pub fluss_0_9_apis: bool,
+    /// How often every primary-key bucket whose state changed gets a new KV snapshot (Fluss
+    /// `kv.snapshot.interval`): the snapshots GetLatestKvSnapshots reports and read-optimized
+    /// reads serve. Off unless set (Fluss's default is 10 minutes): the snapshot files are in
+    /// Riverlet's own format, and Fluss's Java clients, which open snapshot files as RocksDB,
+    /// would fail on them where they now replay the changelog from its start.
+    pub kv_snapshot_interval: Option<Duration>,
 }
 
 impl ServerConfig {
@@ -73,7 +79,32 @@ impl ServerConfig {
             kv_snapshot_wal_bytes: 64 * 1024 * 1024,
             default_bucket_number: 1,
             fluss_0_9_apis: false,
+            kv_snapshot_interval: None,
         }
+    }
+
+    /// Sets a server option by its Fluss name; known: `kv.snapshot.interval` (a Fluss
+    /// duration such as `100ms` or `10 min`). Anything else is an InvalidArgument naming it.
+    pub fn with_property(mut self, key: &str, value: &str) -> riverlet::Result<Self> {
+        match key {
+            "kv.snapshot.interval" => {
+                let ms = riverlet::metadata::parse_duration_ms(value).map_err(|e| {
+                    riverlet::Error::invalid(format!("server option {key}: {}", e.message()))
+                })?;
+                if ms <= 0 {
+                    return Err(riverlet::Error::invalid(format!(
+                        "server option {key} must be a positive duration, got '{value}'"
+                    )));
+                }
+                self.kv_snapshot_interval = Some(Duration::from_millis(ms as u64));
+            }
+            other => {
+                return Err(riverlet::Error::invalid(format!(
+                    "unknown server option '{other}' (known: kv.snapshot.interval)"
+                )))
+            }
+        }
+        Ok(self)
     }
 
     /// Sets the port (0 = a free one).
@@ -127,6 +158,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("kv_snapshot_wal_bytes", &self.kv_snapshot_wal_bytes)
             .field("default_bucket_number", &self.default_bucket_number)
             .field("fluss_0_9_apis", &self.fluss_0_9_apis)
+            .field("kv_snapshot_interval", &self.kv_snapshot_interval)
             .finish()
     }
 }

@@ -53,9 +53,38 @@ pub fn encode_row(meta: &TableMeta, values: &[Datum]) -> Result<Vec<u8>> {
     }
 }
 
+/// A stored value as a row of the latest schema: a value written under an older schema id
+/// (before an ADD COLUMN) is decoded with that schema and gets nulls for the added columns.
 fn decode_value(meta: &TableMeta, value: &[u8]) -> Result<Vec<Datum>> {
-    let (_schema_id, row) = riverlet::row::value::decode_value(value)?;
-    decode_row(meta, row)
+    let (schema_id, row) = riverlet::row::value::decode_value(value)?;
+    let schema_id = i32::from(schema_id);
+    if schema_id == meta.entry.schema_id {
+        return decode_row(meta, row);
+    }
+    let types = meta.types_of(schema_id)?;
+    let old = if meta.kv_indexed {
+        riverlet::row::indexed::decode_indexed_row(types, row)?
+    } else {
+        riverlet::row::compacted::decode_compacted_row(types, row)?
+    };
+    Ok(riverlet::metadata::evolution::widen_row(
+        old,
+        meta.types.len(),
+    ))
+}
+
+/// The row bytes of a write made under schema `schema_id` as row bytes of the latest schema.
+pub fn upgrade_row(meta: &TableMeta, schema_id: i16, row: &[u8]) -> Result<Vec<u8>> {
+    let types = meta.types_of(i32::from(schema_id))?;
+    let old = if meta.kv_indexed {
+        riverlet::row::indexed::decode_indexed_row(types, row)?
+    } else {
+        riverlet::row::compacted::decode_compacted_row(types, row)?
+    };
+    encode_row(
+        meta,
+        &riverlet::metadata::evolution::widen_row(old, meta.types.len()),
+    )
 }
 
 /// A partition value (its text in the partition name) as a value of the partition column.

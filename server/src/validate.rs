@@ -8,6 +8,7 @@
 //! - RECORD_TOO_LARGE_EXCEPTION: a batch larger than a log segment may hold.
 
 use riverlet::error::codes as error_codes;
+use riverlet::metadata::evolution::widen_row;
 use riverlet::metadata::table::LogFormat;
 use riverlet::record::kv_batch::KvRecordBatch;
 use riverlet::record::log_batch::{LogBatchIter, LogRecordBatch};
@@ -110,7 +111,8 @@ fn log_batch(
     }
     match meta.log_format {
         LogFormat::Arrow => {
-            let (change_types, rows) = b.arrow_records(&meta.arrow_schema).map_err(|e| {
+            let arrow = meta.arrow_of(i32::from(b.schema_id()))?;
+            let (change_types, rows) = b.arrow_records(arrow).map_err(|e| {
                 corrupt(format!(
                     "log batch {i}: the Arrow payload does not decode with the schema of {}: {}",
                     meta.path(),
@@ -133,7 +135,7 @@ fn log_batch(
             let mut n = 0i32;
             for rec in b.row_records() {
                 let rec = rec.map_err(|e| corrupt(format!("log batch {i}: {}", e.message())))?;
-                decode_log_row(meta, rec.row).map_err(|e| {
+                decode_log_row(meta, b.schema_id(), rec.row).map_err(|e| {
                     corrupt(format!(
                         "log batch {i}, record {n}: the row does not decode with the schema of {}: {}",
                         meta.path(),
@@ -152,19 +154,29 @@ fn log_batch(
     }
 }
 
-fn decode_log_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datum>> {
+fn decode_log_row(
+    meta: &TableMeta,
+    schema_id: i16,
+    row: &[u8],
+) -> Result<Vec<riverlet::row::Datum>> {
+    let types = meta.types_of(i32::from(schema_id))?;
     if meta.log_format == LogFormat::Indexed {
-        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+        riverlet::row::indexed::decode_indexed_row(types, row)
     } else {
-        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+        riverlet::row::compacted::decode_compacted_row(types, row)
     }
 }
 
-fn decode_kv_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datum>> {
+fn decode_kv_row(
+    meta: &TableMeta,
+    schema_id: i16,
+    row: &[u8],
+) -> Result<Vec<riverlet::row::Datum>> {
+    let types = meta.types_of(i32::from(schema_id))?;
     if meta.kv_indexed {
-        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+        riverlet::row::indexed::decode_indexed_row(types, row)
     } else {
-        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+        riverlet::row::compacted::decode_compacted_row(types, row)
     }
 }
 
@@ -208,13 +220,19 @@ pub fn kv_records(
             return Err(corrupt(format!("KV record {n} has an empty key")));
         }
         let row = match rec.value {
-            Some(v) => Some(decode_kv_row(meta, v).map_err(|e| {
-                corrupt(format!(
-                    "KV record {n}: the row does not decode with the schema of {}: {}",
-                    meta.path(),
-                    e.message()
-                ))
-            })?),
+            // A writer that opened the table before an ADD COLUMN writes an older schema; its
+            // rows are widened to the latest one (the new columns null), as they will be stored.
+            Some(v) => Some(
+                decode_kv_row(meta, b.schema_id(), v)
+                    .map(|r| widen_row(r, meta.types.len()))
+                    .map_err(|e| {
+                        corrupt(format!(
+                            "KV record {n}: the row does not decode with the schema of {}: {}",
+                            meta.path(),
+                            e.message()
+                        ))
+                    })?,
+            ),
             None => None,
         };
         rows.push(row);

@@ -12,8 +12,8 @@ use super::{Admin, PartitionInfo, Table};
 use crate::error::codes;
 use crate::metadata::{TableInfo, TablePath};
 use crate::proto::{
-    GetTableInfoRequest, ListPartitionInfosRequest, MetadataRequest, MetadataResponse,
-    PbBucketMetadata,
+    GetTableInfoRequest, GetTableSchemaRequest, ListPartitionInfosRequest, MetadataRequest,
+    MetadataResponse, PbBucketMetadata,
 };
 use crate::rpc::{ConnectionConfig, RpcRequest, ServerConnection};
 use crate::{Error, ErrorKind, Result};
@@ -444,14 +444,28 @@ impl Connection {
             .with_retries(|| self.request_any(&req))
             .await
             .map_err(|e| name_table(e, path))?;
-        let info = Arc::new(compat::table_info(
+        let mut info = compat::table_info(
             path,
             resp.table_id,
             resp.schema_id,
             &resp.table_json,
             resp.created_time,
             resp.modified_time,
-        )?);
+        )?;
+        // Data written before an ALTER TABLE carries an older schema id: keep those schemas.
+        for id in 1..info.schema_id {
+            let req = GetTableSchemaRequest {
+                table_path: crate::proto::PbTablePath::from(path),
+                schema_id: Some(id),
+            };
+            let resp = self
+                .with_retries(|| self.request_any(&req))
+                .await
+                .map_err(|e| name_table(e, path))?;
+            info.older_schemas
+                .insert(id, crate::metadata::Schema::from_json(&resp.schema_json)?);
+        }
+        let info = Arc::new(info);
         let mut st = lock(&self.inner.state);
         if let Some(old) = st.tables.get(path) {
             if old.table_id != info.table_id {

@@ -40,7 +40,7 @@ pub mod retry;
 mod table;
 mod writer_config;
 
-pub use admin::{Admin, OffsetSpec, PartitionInfo};
+pub use admin::{Admin, BucketKvSnapshot, OffsetSpec, PartitionInfo};
 pub use config::{ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
 pub use table::Table;

@@ -20,7 +20,8 @@ pub struct ServerHandle {
 }
 
 /// Starts a server on `host:port` (0: a free port) with `data_dir`; `users` are flattened
-/// SASL/PLAIN user, password pairs.
+/// SASL/PLAIN user, password pairs, `properties` flattened server option (Fluss name), value
+/// pairs.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     mut env: JNIEnv<'l>,
@@ -29,6 +30,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     host: JString<'l>,
     port: jint,
     users: JObjectArray<'l>,
+    properties: JObjectArray<'l>,
 ) -> jlong {
     entry(&mut env, 0, |env| {
         let dir = PathBuf::from(string(env, &data_dir, "data directory")?);
@@ -39,6 +41,9 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
         config.host = host;
         for (user, password) in pairs(env, &users, "users")? {
             config = config.with_sasl_user(user, password);
+        }
+        for (key, value) in pairs(env, &properties, "properties")? {
+            config = config.with_property(&key, &value)?;
         }
         let server = LocalServer::start(config)?;
         let bootstrap = server.bootstrap_servers();
@@ -59,6 +64,26 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverBootstrap<'l>(
     entry(&mut env, std::ptr::null_mut(), |env| {
         let s = borrow::<ServerHandle>(h)?;
         Ok(env.new_string(&s.bootstrap)?.into_raw())
+    })
+}
+
+/// Takes a KV snapshot of every primary-key bucket whose state changed, now.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_serverTakeKvSnapshots<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) {
+    entry(&mut env, (), |_| {
+        let s = borrow::<ServerHandle>(h)?;
+        let g = s.server.lock().unwrap_or_else(|p| p.into_inner());
+        match g.as_ref() {
+            Some(server) => {
+                server.take_kv_snapshots();
+                Ok(())
+            }
+            None => Err(Error::invalid("the local server is shut down").into()),
+        }
     })
 }
 

@@ -77,6 +77,7 @@ served_apis! {
     ListPartitionInfos: 0, Some(0) => blocking(ListPartitionInfosRequest, list_partitions);
     TableExists: 0, Some(0) => blocking(TableExistsRequest, table_exists);
     GetTableSchema: 0, Some(0) => blocking(GetTableSchemaRequest, get_table_schema);
+    AlterTable: 0, Some(0) => blocking(AlterTableRequest, alter_table);
     GetMetadata: 0, Some(0) => blocking(MetadataRequest, get_metadata);
     ProduceLog: 0, Some(0) => appending(ProduceLogRequest, produce_log);
     FetchLog: 0, Some(0) => awaited(FetchLogRequest, fetch_log);

@@ -88,16 +88,36 @@ impl Server {
                 format!("Invalid schema id: {schema_id}, latest schema id: {latest}"),
             ));
         }
-        let mut records = Vec::new();
+        let mut recs = Vec::new();
         for rec in kvb.records() {
-            let rec = rec.map_err(|e| {
+            recs.push(rec.map_err(|e| {
                 fluss(
                     error_codes::CORRUPT_RECORD_EXCEPTION,
                     e.message().to_string(),
                 )
-            })?;
-            records.push((rec.key, rec.value));
+            })?);
         }
+        // A writer that opened the table before an ADD COLUMN writes the older schema: its rows
+        // are re-encoded in the latest one before they are merged and stored.
+        let upgraded = if schema_id != latest {
+            recs.iter()
+                .map(|r| {
+                    r.value
+                        .map(|v| merge::upgrade_row(meta, schema_id, v))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        let records: Vec<(&[u8], Option<&[u8]>)> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| match upgraded.get(i) {
+                Some(v) => (r.key, v.as_deref()),
+                None => (r.key, r.value),
+            })
+            .collect();
         let (writer_id, seq) = (kvb.writer_id(), kvb.batch_sequence());
         let mut g = write_bucket(&bucket);
         let g = &mut *g;

@@ -269,7 +269,20 @@ fn project(meta: &TableMeta, bytes: &[u8], fields: &[usize]) -> Result<Vec<u8>> 
     let mut out = Vec::with_capacity(bytes.len());
     for item in LogBatchIter::new(bytes) {
         let b = item?;
-        let (cts, rb) = b.arrow_records_projected(&meta.arrow_schema, fields)?;
+        // A batch written before an ADD COLUMN has its own (shorter) schema.
+        let arrow = meta.arrow_of(i32::from(b.schema_id()))?;
+        if let Some(f) = fields.iter().find(|f| **f >= arrow.fields().len()) {
+            return Err(Error::from_fluss(
+                riverlet::error::codes::INVALID_COLUMN_PROJECTION,
+                format!(
+                    "Projected field {f} does not exist in schema id {} of table {} (a batch \
+                     written before the column was added); fetch without projection",
+                    b.schema_id(),
+                    meta.path()
+                ),
+            ));
+        }
+        let (cts, rb) = b.arrow_records_projected(arrow, fields)?;
         let mut nb = log_batch::build_arrow_log_batch(
             b.schema_id(),
             &rb,

@@ -205,7 +205,8 @@ impl Server {
     }
 
     /// Deletes expired segments of every log table (table.log.ttl). PK tables keep their
-    /// changelog: with no Fluss KV snapshots it is what clients rebuild state from.
+    /// changelog: clients without ScanKv rebuild the state from it (a KV snapshot covers only
+    /// the changes before its offset).
     pub fn enforce_ttl(&self) {
         for (tb, bucket) in self.tablets.all() {
             let Ok(meta) = self.table(tb.table_id) else {
@@ -219,6 +220,33 @@ impl Server {
                 Ok(n) if n > 0 => tracing::info!("{tb}: deleted {n} expired log segment(s)"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!("{tb}: TTL cleanup failed: {e}"),
+            }
+        }
+    }
+
+    /// Takes a KV snapshot of every primary-key bucket whose state moved since its latest one
+    /// (Fluss's periodic snapshot, every `kv.snapshot.interval`). The state is copied under
+    /// the bucket's read lock and written without it.
+    pub fn take_kv_snapshots(&self) {
+        for (tb, bucket) in self.tablets.all() {
+            let (store, log_offset, values) = {
+                let g = read_bucket(&bucket);
+                let (Some(kv), Some(store)) = (g.kv.as_ref(), g.snapshots.as_ref()) else {
+                    continue;
+                };
+                let covered = lock(store).latest().map_or(0, |s| s.log_offset);
+                if kv.log_offset() == covered {
+                    continue;
+                }
+                (store.clone(), kv.log_offset(), kv.snapshot_values())
+            };
+            let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let written = lock(&store).write(log_offset, &refs);
+            match written {
+                Ok(s) => {
+                    tracing::debug!("{tb}: kv snapshot {} at log offset {}", s.id, s.log_offset)
+                }
+                Err(e) => tracing::warn!("{tb}: kv snapshot failed: {e}"),
             }
         }
     }

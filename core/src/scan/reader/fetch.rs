@@ -353,16 +353,24 @@ pub(super) fn decode_batch(
     if batch.record_count() == 0 {
         return Ok(None);
     }
-    let schema_id = table.info.schema_id;
-    if batch.schema_id() as i32 != schema_id {
-        return Err(Error::unsupported(format!(
-            "a log batch of table '{}' was written with schema id {} but the table is at \
-             schema id {schema_id}; reading older schemas is not supported yet",
-            table_name(table),
-            batch.schema_id()
-        )));
-    }
-    let (change_types, rows) = batch.arrow_records(columns.schema)?;
+    let schema_id = batch.schema_id() as i32;
+    let (change_types, rows) = if schema_id == table.info.schema_id {
+        batch.arrow_records(columns.schema)?
+    } else {
+        // Written before an ADD COLUMN: decoded with its own schema, the added columns null.
+        let older = table.info.schema_by_id(schema_id)?;
+        if columns.projected {
+            return Err(Error::internal(format!(
+                "a projected fetch of table '{}' met a batch of schema id {schema_id}",
+                table_name(table)
+            )));
+        }
+        let (c, r) = batch.arrow_records(&older.to_arrow())?;
+        (
+            c,
+            crate::metadata::evolution::widen_batch(&r, columns.schema)?,
+        )
+    };
     // Keep rows within [offset, end).
     let base = batch.base_offset();
     let from = (offset.max(base) - base) as usize;
