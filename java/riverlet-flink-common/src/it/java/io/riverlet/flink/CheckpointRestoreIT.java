@@ -75,7 +75,7 @@ class CheckpointRestoreIT extends FlinkTestBase {
 
     private static long count(String table) {
         try (Connection c = Riverlet.connect(bootstrap(), java.util.Collections.emptyMap());
-                Table t = c.table(table)) {
+                Table t = c.table(runNames(table))) {
             return t.count();
         }
     }
