@@ -206,7 +206,7 @@ fi
 if want flink; then
 run_maven flink "Flink connector ITs (1.20 + 2.x)" java/riverlet-flink-1.20/target/failsafe-reports \
   java/riverlet-flink-2.x/target/failsafe-reports -- \
-  -pl riverlet-flink-1.20,riverlet-flink-2.x -am verify -Dtest=NoSuchTest \
+  -pl riverlet-flink-1.20,riverlet-flink-2.x -am -fae verify -Dtest=NoSuchTest \
   -Dsurefire.failIfNoSpecifiedTests=false -Dit.test='io.riverlet.flink.*IT' \
   -Dfailsafe.failIfNoSpecifiedTests=false
 fi
