@@ -20,7 +20,7 @@ pub struct ServerHandle {
 }
 
 /// Starts a server on `host:port` (0: a free port) with `data_dir`; `users` are flattened
-/// SASL/PLAIN user, password pairs.
+/// SASL/PLAIN user, password pairs; `options` flattened server option name, value pairs.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     mut env: JNIEnv<'l>,
@@ -29,6 +29,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     host: JString<'l>,
     port: jint,
     users: JObjectArray<'l>,
+    options: JObjectArray<'l>,
 ) -> jlong {
     entry(&mut env, 0, |env| {
         let dir = PathBuf::from(string(env, &data_dir, "data directory")?);
@@ -40,6 +41,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
         for (user, password) in pairs(env, &users, "users")? {
             config = config.with_sasl_user(user, password);
         }
+        let config = config.with_options(pairs(env, &options, "options")?)?;
         let server = LocalServer::start(config)?;
         let bootstrap = server.bootstrap_servers();
         Ok(into_handle(ServerHandle {

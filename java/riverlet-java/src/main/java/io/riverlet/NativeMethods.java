@@ -123,7 +123,8 @@ final class NativeMethods {
   static native long[] positions(long subscription);
 
   // LocalServer.
-  static native long serverStart(String dataDir, String host, int port, String[] users);
+  static native long serverStart(
+      String dataDir, String host, int port, String[] users, String[] options);
 
   static native String serverBootstrap(long server);
 
