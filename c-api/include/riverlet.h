@@ -551,9 +551,9 @@ enum RiverletStatus riverlet_table_prefix_lookup(const struct RiverletTable *tab
 // temporary directory that is deleted by riverlet_local_server_free. `port`: TCP port on
 // 127.0.0.1, 0 for a free one. Options (parallel arrays of `num_options` keys and values, may
 // be NULL when 0): "host" (bind and advertise, default 127.0.0.1), "fsync" ("always" default, or
-// "never"), "default.bucket.number", "kv.snapshot.interval" (how often primary-key buckets get
-// the KV snapshot read-optimized reads serve, a Fluss duration such as "100ms"; default
-// off unless set), and "sasl.user.<name>" = password (enables SASL/PLAIN).
+// "never"), "sasl.user.<name>" = password (enables SASL/PLAIN), and every server option by its
+// Apache Fluss name (riverlet_server::SERVER_OPTIONS, e.g. "default.bucket.number",
+// "remote.data.dir", "log.segment.file-size"); an unknown key is an error naming it.
 enum RiverletStatus riverlet_local_server_start(const char *data_dir,
                                                 uint16_t port,
                                                 const char *const *option_keys,

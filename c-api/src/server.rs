@@ -49,22 +49,7 @@ fn config_from_options(
                     _ => return Err(bad("'always' or 'never'").into()),
                 }
             }
-            "kv.snapshot.interval" => config = config.with_property(&key, &value)?,
-            "default.bucket.number" => {
-                config.default_bucket_number = value
-                    .trim()
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| bad("a positive integer"))?
-            }
-            _ => {
-                return Err(Error::invalid(format!(
-                    "unknown server option '{key}'; accepted: host, fsync, \
-                     default.bucket.number, kv.snapshot.interval, sasl.user.<name>"
-                ))
-                .into())
-            }
+            _ => config.set(&key, &value)?,
         }
     }
     Ok(config)
@@ -112,9 +97,9 @@ unsafe fn start_impl(
 /// temporary directory that is deleted by riverlet_local_server_free. `port`: TCP port on
 /// 127.0.0.1, 0 for a free one. Options (parallel arrays of `num_options` keys and values, may
 /// be NULL when 0): "host" (bind and advertise, default 127.0.0.1), "fsync" ("always" default, or
-/// "never"), "default.bucket.number", "kv.snapshot.interval" (how often primary-key buckets get
-/// the KV snapshot read-optimized reads serve, a Fluss duration such as "100ms"; default
-/// off unless set), and "sasl.user.<name>" = password (enables SASL/PLAIN).
+/// "never"), "sasl.user.<name>" = password (enables SASL/PLAIN), and every server option by its
+/// Apache Fluss name (riverlet_server::SERVER_OPTIONS, e.g. "default.bucket.number",
+/// "remote.data.dir", "log.segment.file-size"); an unknown key is an error naming it.
 #[no_mangle]
 pub unsafe extern "C" fn riverlet_local_server_start(
     data_dir: *const c_char,

@@ -124,7 +124,7 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
 
 #[test]
 fn read_optimized_reads_the_periodic_kv_snapshot() {
-    let s = serve(&["--kv-snapshot-interval", "100ms"]);
+    let s = serve(&["--set", "kv.snapshot.interval=100ms"]);
     let b = s.bootstrap.as_str();
     let (ok, out, err) = riverlet(
         b,
@@ -167,7 +167,13 @@ fn read_optimized_reads_the_periodic_kv_snapshot() {
     }
     let (ok, _, err) = riverlet(
         b,
-        &["serve", "--data-dir", "x", "--kv-snapshot-interval", "soon"],
+        &[
+            "serve",
+            "--data-dir",
+            "x",
+            "--set",
+            "kv.snapshot.interval=soon",
+        ],
     );
     assert!(!ok && err.contains("kv.snapshot.interval"), "{err}");
 }

@@ -251,7 +251,7 @@ async fn periodic_snapshots_follow_kv_snapshot_interval() {
     let data = tempfile::tempdir().unwrap();
     let cfg = ServerConfig::new(data.path())
         .with_port(0)
-        .with_property("kv.snapshot.interval", "100ms")
+        .with_options([("kv.snapshot.interval", "100ms")])
         .unwrap();
     let server = LocalServer::start(cfg).unwrap();
     let conn = Connection::connect(ClientConfig::new(server.bootstrap_servers()))
@@ -283,15 +283,17 @@ fn kv_snapshot_interval_is_checked() {
     );
     let e = c
         .clone()
-        .with_property("kv.snapshot.interval", "soon")
+        .with_options([("kv.snapshot.interval", "soon")])
         .unwrap_err();
     assert!(e.message().contains("kv.snapshot.interval"), "{e}");
     let e = c
         .clone()
-        .with_property("kv.snapshot.interval", "0 s")
+        .with_options([("kv.snapshot.interval", "0 s")])
         .unwrap_err();
-    assert!(e.message().contains("positive"), "{e}");
-    let e = c.with_property("kv.snapshot.intervall", "1s").unwrap_err();
+    assert!(e.message().contains("positive duration"), "{e}");
+    let e = c
+        .with_options([("kv.snapshot.intervall", "1s")])
+        .unwrap_err();
     assert!(e.message().contains("kv.snapshot.intervall"), "{e}");
 }
 

@@ -67,6 +67,14 @@ class _ClosesNative:
         self.close()
 
 
+def _option_texts(options: Mapping[str, object]) -> dict[str, str]:
+    """Server option values as the text Fluss's configuration takes (True -> "true")."""
+    return {
+        str(k): ("true" if v is True else "false" if v is False else str(v))
+        for k, v in options.items()
+    }
+
+
 class LocalServer:
     """An embedded Fluss-compatible server running inside this Python process.
 
@@ -76,9 +84,11 @@ class LocalServer:
         with riverlet.LocalServer() as server:
             conn = riverlet.connect(server.bootstrap_servers)
 
-    ``users`` (name -> password) turns on SASL/PLAIN authentication. ``properties`` are server
-    options by their Fluss names: ``kv.snapshot.interval`` (off unless set) is how often
-    primary-key buckets get the KV snapshot that ``read_optimized`` reads serve.
+    ``users`` (name -> password) turns on SASL/PLAIN authentication. ``options`` are server
+    options by their Apache Fluss names, e.g. ``{"remote.data.dir": "/data/remote",
+    "log.segment.file-size": "64mb"}``; an unknown name raises an error naming it.
+    ``kv.snapshot.interval`` (off unless set) is how often primary-key buckets get the KV
+    snapshot that ``read_optimized`` reads serve.
     """
 
     def __init__(
@@ -87,7 +97,7 @@ class LocalServer:
         port: int = 0,
         host: str = "127.0.0.1",
         users: Optional[Mapping[str, str]] = None,
-        properties: Optional[Mapping[str, str]] = None,
+        options: Optional[Mapping[str, object]] = None,
     ) -> None:
         self._temp: Optional[str] = None
         if data_dir is None:
@@ -95,8 +105,11 @@ class LocalServer:
             data_dir = self._temp
         try:
             self._native = _riverlet.LocalServer(
-                str(data_dir), host, port, dict(users) if users is not None else None,
-                dict(properties) if properties is not None else None,
+                str(data_dir),
+                host,
+                port,
+                dict(users) if users is not None else None,
+                _option_texts(options) if options is not None else None,
             )
         except BaseException:
             self._cleanup()

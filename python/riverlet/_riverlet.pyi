@@ -33,7 +33,7 @@ class LocalServer:
         host: str = "127.0.0.1",
         port: Optional[int] = None,
         users: Optional[Mapping[str, str]] = None,
-        properties: Optional[Mapping[str, str]] = None,
+        options: Optional[Mapping[str, str]] = None,
     ) -> LocalServer: ...
     @property
     def bootstrap_servers(self) -> str: ...

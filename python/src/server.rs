@@ -25,17 +25,17 @@ pub struct PyLocalServer {
 #[pymethods]
 impl PyLocalServer {
     /// Starts a server on `host:port` (port 0 picks a free one) storing its data in
-    /// `data_dir`; `users` (name -> password) enables SASL/PLAIN authentication; `properties`
-    /// are server options by their Fluss names (`kv.snapshot.interval`).
+    /// `data_dir`; `users` (name -> password) enables SASL/PLAIN authentication; `options`
+    /// are server options by their Apache Fluss names (e.g. `remote.data.dir`).
     #[new]
-    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = None, users = None, properties = None))]
+    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = None, users = None, options = None))]
     fn new(
         py: Python<'_>,
         data_dir: PathBuf,
         host: &str,
         port: Option<Bound<'_, PyAny>>,
         users: Option<BTreeMap<String, String>>,
-        properties: Option<BTreeMap<String, String>>,
+        options: Option<BTreeMap<String, String>>,
     ) -> PyResult<Self> {
         enter()?;
         let port: u16 = match port {
@@ -47,9 +47,9 @@ impl PyLocalServer {
         for (user, password) in users.unwrap_or_default() {
             config = config.with_sasl_user(user, password);
         }
-        for (key, value) in properties.unwrap_or_default() {
-            config = config.with_property(&key, &value).map_err(to_py_err)?;
-        }
+        let config = config
+            .with_options(options.unwrap_or_default())
+            .map_err(to_py_err)?;
         let server = py
             .detach(|| LocalServer::start(config))
             .map_err(to_py_err)?;

@@ -126,7 +126,7 @@ def test_read_optimized_reads_the_kv_snapshot_without_the_log_tail(
 
 def test_local_server_properties_are_checked(tmp_path) -> None:
     with pytest.raises(riverlet.InvalidArgumentError, match="kv.snapshot.interval"):
-        riverlet.LocalServer(str(tmp_path), properties={"kv.snapshot.interval": "soon"})
+        riverlet.LocalServer(str(tmp_path), options={"kv.snapshot.interval": "soon"})
 
 
 def test_add_columns_old_rows_read_null(conn: riverlet.Connection, db: str) -> None:

@@ -34,7 +34,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{FsyncPolicy, ServerConfig};
+pub use config::{FsyncPolicy, ServerConfig, SERVER_OPTIONS};
 use riverlet::{Error, Result};
 use tokio::sync::watch;
 
@@ -53,6 +53,7 @@ impl AsyncServer {
         let port = config.port;
         let ttl_every = config.ttl_check_interval;
         let snapshot_every = config.kv_snapshot_interval;
+        let tier_every = config.remote_log_task_interval;
         let server = tokio::task::spawn_blocking(move || service::Server::open(config))
             .await
             .map_err(|e| Error::internal(format!("open task failed: {e}")))??;
@@ -100,6 +101,20 @@ impl AsyncServer {
                 }
             }
         }));
+        }
+        if server.remote.is_some() {
+            let s = server.clone();
+            let mut rx3 = stop.subscribe();
+            tasks.push(tokio::spawn(async move {
+                let mut tick = tokio::time::interval(tier_every.max(Duration::from_millis(10)));
+                tick.tick().await;
+                loop {
+                    tokio::select! {
+                        _ = rx3.changed() => break,
+                        _ = tick.tick() => s.tier_once().await,
+                    }
+                }
+            }));
         }
         Ok(AsyncServer {
             addr,
@@ -290,10 +305,10 @@ pub struct ServeArgs {
     /// (0 picks a free port; printed as "metrics: HOST:PORT").
     #[arg(long = "metrics-port", value_name = "PORT")]
     pub metrics_port: Option<u16>,
-    /// How often primary-key buckets get a KV snapshot (Fluss `kv.snapshot.interval`, a
-    /// duration such as `100ms` or `10 min`; default off, see `ServerConfig::kv_snapshot_interval`).
-    #[arg(long = "kv-snapshot-interval", value_name = "DURATION")]
-    pub kv_snapshot_interval: Option<String>,
+    /// Set a server option by its Apache Fluss name (e.g. remote.data.dir=/data/remote,
+    /// log.segment.file-size=64mb); repeatable. An unknown name is an error.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 impl ServeArgs {
@@ -322,11 +337,16 @@ impl ServeArgs {
             }
             c = c.with_sasl_user(user, pass);
         }
+        for kv in &self.set {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(Error::invalid(format!(
+                    "--set expects KEY=VALUE, got '{kv}'"
+                )));
+            };
+            c.set(k.trim(), v)?;
+        }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             c = c.with_tls(cert, key)?;
-        }
-        if let Some(v) = &self.kv_snapshot_interval {
-            c = c.with_property("kv.snapshot.interval", v)?;
         }
         Ok(c)
     }

@@ -41,7 +41,7 @@ mod table;
 mod writer_config;
 
 pub use admin::{Admin, BucketKvSnapshot, OffsetSpec, PartitionInfo};
-pub use config::{ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
+pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
 pub use table::Table;
 pub use writer_config::{NoKeyAssigner, WriterConfig};

@@ -20,8 +20,7 @@ pub struct ServerHandle {
 }
 
 /// Starts a server on `host:port` (0: a free port) with `data_dir`; `users` are flattened
-/// SASL/PLAIN user, password pairs, `properties` flattened server option (Fluss name), value
-/// pairs.
+/// SASL/PLAIN user, password pairs; `options` flattened server option name, value pairs.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     mut env: JNIEnv<'l>,
@@ -30,7 +29,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     host: JString<'l>,
     port: jint,
     users: JObjectArray<'l>,
-    properties: JObjectArray<'l>,
+    options: JObjectArray<'l>,
 ) -> jlong {
     entry(&mut env, 0, |env| {
         let dir = PathBuf::from(string(env, &data_dir, "data directory")?);
@@ -42,9 +41,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
         for (user, password) in pairs(env, &users, "users")? {
             config = config.with_sasl_user(user, password);
         }
-        for (key, value) in pairs(env, &properties, "properties")? {
-            config = config.with_property(&key, &value)?;
-        }
+        let config = config.with_options(pairs(env, &options, "options")?)?;
         let server = LocalServer::start(config)?;
         let bootstrap = server.bootstrap_servers();
         Ok(into_handle(ServerHandle {

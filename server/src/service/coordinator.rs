@@ -113,7 +113,7 @@ impl Server {
             table_json: t.entry.table_json.as_bytes().to_vec(),
             created_time: t.entry.created,
             modified_time: t.entry.modified,
-            remote_data_dir: None,
+            remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
         })
     }
 
@@ -265,7 +265,7 @@ impl Server {
                             .map(|(key, value)| PbKeyValue { key, value })
                             .collect(),
                     },
-                    remote_data_dir: None,
+                    remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
                 })
                 .collect(),
         })
@@ -323,7 +323,7 @@ impl Server {
                 },
                 created_time: t.entry.created,
                 modified_time: t.entry.modified,
-                remote_data_dir: None,
+                remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
             });
         }
         let mut parts = Vec::new();

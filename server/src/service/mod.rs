@@ -21,6 +21,7 @@ mod apis;
 mod coordinator;
 mod kv_handlers;
 mod log_handlers;
+mod tiering;
 
 use apis::served_apis;
 pub use apis::{api_versions, api_versions_of, SERVED_APIS};
@@ -95,6 +96,8 @@ pub struct Server {
     scanners: Mutex<HashMap<Vec<u8>, ScanSession>>,
     scanner_seq: AtomicU64,
     advertised: OnceLock<(String, u16)>,
+    /// `remote.data.dir`, opened (log segments are tiered there when set).
+    pub remote: Option<riverlet::remote::RemoteDir>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -116,6 +119,13 @@ impl Server {
             Error::from(e).context(format!("data directory {}", config.data_dir.display()))
         })?;
         let catalog = Catalog::open(&config.data_dir, config.default_bucket_number)?;
+        let remote = match &config.remote_data_dir {
+            Some(d) => Some(
+                riverlet::remote::RemoteDir::create(d, &config.s3)
+                    .map_err(|e| e.context("remote.data.dir"))?,
+            ),
+            None => None,
+        };
         let tablets = Tablets::new(&config);
         for t in catalog.all_tables() {
             if t.is_partitioned() {
@@ -134,6 +144,7 @@ impl Server {
             scanners: Mutex::new(HashMap::new()),
             scanner_seq: AtomicU64::new(1),
             advertised: OnceLock::new(),
+            remote,
         }))
     }
 
@@ -212,7 +223,8 @@ impl Server {
             let Ok(meta) = self.table(tb.table_id) else {
                 continue;
             };
-            if meta.is_pk() || meta.ttl_ms <= 0 {
+            // With tiering, local segments go once copied and remote ones expire instead.
+            if meta.is_pk() || meta.ttl_ms <= 0 || self.remote.is_some() {
                 continue;
             }
             let mut g = write_bucket(&bucket);

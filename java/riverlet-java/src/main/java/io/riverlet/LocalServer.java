@@ -48,26 +48,28 @@ public final class LocalServer implements AutoCloseable {
   }
 
   /**
-   * Starts a server with SASL/PLAIN users and server options.
+   * Starts a server with SASL/PLAIN users and server options by their Apache Fluss names (for
+   * example {@code remote.data.dir}, {@code log.segment.file-size}).
    *
    * @param dataDir the data directory
    * @param host the address to listen on
    * @param port the TCP port, or 0 for a free one
    * @param users user name to password; empty for no authentication
-   * @param properties server options by their Fluss names: {@code kv.snapshot.interval} (how
-   *     often primary-key buckets get the KV snapshot read-optimized reads serve; off unless set)
+   * @param options server options by their Fluss names, for example {@code kv.snapshot.interval}
+   *     (how often primary-key buckets get the KV snapshot read-optimized reads serve; off unless
+   *     set)
    * @return the running server (close it)
    * @throws InvalidArgumentException for an unknown option or a bad value
    */
-  public static LocalServer start(Path dataDir, String host, int port, Map<String, String> users,
-      Map<String, String> properties) {
+  public static LocalServer start(
+      Path dataDir, String host, int port, Map<String, String> users, Map<String, String> options) {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(host, "host");
     NativeLibrary.ensureLoaded();
     String[] flat = Admin.flatten(users == null ? Map.of() : users);
-    String[] props = Admin.flatten(properties == null ? Map.of() : properties);
-    long h = NativeMethods.serverStart(dataDir.toAbsolutePath().toString(), host, port, flat,
-        props);
+    String[] opts = Admin.flatten(options == null ? Map.of() : options);
+    long h =
+        NativeMethods.serverStart(dataDir.toAbsolutePath().toString(), host, port, flat, opts);
     return new LocalServer(h, dataDir);
   }
 

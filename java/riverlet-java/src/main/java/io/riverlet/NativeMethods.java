@@ -126,7 +126,7 @@ final class NativeMethods {
 
   // LocalServer.
   static native long serverStart(
-      String dataDir, String host, int port, String[] users, String[] properties);
+      String dataDir, String host, int port, String[] users, String[] options);
 
   static native void serverTakeKvSnapshots(long server);
 
