@@ -31,6 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from riverlet_serve import RiverletServe, target_dir  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 COMPARE = ROOT / "tests" / "flink-compare" / "pom.xml"
@@ -46,10 +49,6 @@ def log(msg: str) -> None:
 def sh(cmd: list[str], **kw) -> str:
     log(" ".join(cmd))
     return subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, cwd=ROOT, **kw).stdout
-
-
-def target_dir() -> Path:
-    return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 
 
 def mvn(offline: bool) -> list[str]:
@@ -78,41 +77,6 @@ def classpaths(offline: bool, tmp: Path) -> dict[str, str]:
     return {"fluss": fluss.read_text().strip(),
             "riverlet": os.pathsep.join([str(jar), base.read_text().strip()]),
             "base": base.read_text().strip()}
-
-
-class RiverletServe:
-    label = "riverlet serve (release, --fsync never)"
-
-    def __init__(self, data_dir: Path):
-        exe = target_dir() / "release" / "riverlet"
-        self.data_dir = data_dir
-        self.proc = subprocess.Popen(
-            [str(exe), "serve", "--data-dir", str(data_dir), "--port", "0", "--fsync", "never"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        deadline = time.monotonic() + 60
-        self.bootstrap = None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith("bootstrap:"):
-                self.bootstrap = line.split(":", 1)[1].strip()
-                break
-        if not self.bootstrap:
-            self.proc.kill()
-            sys.exit("riverlet serve did not print its bootstrap address")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(120)
-        except subprocess.TimeoutExpired:
-            # Seen once on the loaded machine (SIGTERM with ~1 GB of fresh tables): the figures
-            # are measured already, so the report is still written.
-            log("riverlet serve did not exit within 120 s of SIGTERM; killing it")
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
 class FlussCluster:
@@ -167,7 +131,7 @@ def main() -> None:
         sh([str(java_bin / "javac"), "-d", str(classes),
             "-cp", cps["base"], "-proc:none", str(HERE / "FlinkBench.java")])
         for server_name in args.servers.split(","):
-            server = (RiverletServe(tmp / "data") if server_name == "riverlet"
+            server = (RiverletServe(tmp / "data", remove_data_on_stop=True) if server_name == "riverlet"
                       else FlussCluster(tmp / "fluss"))
             labels[server_name] = server.label
             res = results.setdefault(server_name, {"fluss": [], "riverlet": []})

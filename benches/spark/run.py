@@ -32,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from riverlet_serve import RiverletServe, target_dir  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 START = "<!-- spark-connector: written by benches/spark/run.py -->"
@@ -51,10 +54,6 @@ def log(msg: str) -> None:
 def sh(cmd: list[str], **kw) -> str:
     log(" ".join(cmd))
     return subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, cwd=ROOT, **kw).stdout
-
-
-def target_dir() -> Path:
-    return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 
 
 def build(offline: bool) -> None:
@@ -86,30 +85,6 @@ def copy_jar(cp: str, tmp: Path) -> str:
     return os.pathsep.join([str(copy), rest])
 
 
-class Server:
-    def __init__(self, data_dir: Path):
-        exe = target_dir() / "release" / "riverlet"
-        self.proc = subprocess.Popen(
-            [str(exe), "serve", "--data-dir", str(data_dir), "--port", "0", "--fsync", "never"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        deadline = time.monotonic() + 60
-        self.bootstrap = None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith("bootstrap:"):
-                self.bootstrap = line.split(":", 1)[1].strip()
-                break
-        if not self.bootstrap:
-            self.proc.kill()
-            sys.exit("riverlet serve did not print its bootstrap address")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(30)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rows", type=int, default=10_000_000)
@@ -132,7 +107,7 @@ def main() -> None:
         classes = Path(tmp) / "classes"
         sh([str(java_home / "bin" / "javac"), "-d", str(classes), "-cp", cp, "-proc:none",
             str(HERE / "SparkBench.java")])
-        server = Server(Path(tmp) / "data")
+        server = RiverletServe(Path(tmp) / "data")
         try:
             out = sh([str(java_home / "bin" / "java"), "-Xmx3g", "-XX:+IgnoreUnrecognizedVMOptions",
                       *JVM_OPENS, "-Djdk.reflect.useDirectMethodHandle=false",

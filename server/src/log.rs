@@ -535,6 +535,21 @@ impl LogTablet {
             .count()
     }
 
+    /// Deletes the first `n` segments' files (retention or tiering made them unneeded here) and
+    /// moves the log start to the first remaining segment.
+    fn remove_first_segments(&mut self, n: usize) {
+        for seg in self.segments.drain(..n) {
+            for ext in ["log", "index", "timeindex"] {
+                let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));
+            }
+        }
+        sync_dir(&self.dir);
+        self.log_start_offset = self
+            .segments
+            .first()
+            .map_or(self.log_end_offset, |s| s.base_offset);
+    }
+
     /// Deletes local segments already copied to remote storage, keeping the newest `keep`
     /// rolled ones (and the active one). Returns how many were deleted.
     pub fn cleanup_tiered(&mut self, keep: usize) -> Result<usize> {
@@ -547,16 +562,7 @@ impl LogTablet {
         if n == 0 {
             return Ok(0);
         }
-        for seg in self.segments.drain(..n) {
-            for ext in ["log", "index", "timeindex"] {
-                let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));
-            }
-        }
-        sync_dir(&self.dir);
-        self.log_start_offset = self
-            .segments
-            .first()
-            .map_or(self.log_end_offset, |s| s.base_offset);
+        self.remove_first_segments(n);
         Ok(n)
     }
 
@@ -818,16 +824,7 @@ impl LogTablet {
         if deletable == 0 {
             return Ok(0);
         }
-        for seg in self.segments.drain(..deletable) {
-            for ext in ["log", "index", "timeindex"] {
-                let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));
-            }
-        }
-        sync_dir(&self.dir);
-        self.log_start_offset = self
-            .segments
-            .first()
-            .map_or(self.log_end_offset, |s| s.base_offset);
+        self.remove_first_segments(deletable);
         Ok(deletable)
     }
 
