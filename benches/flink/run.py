@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from riverlet_serve import RiverletServe, target_dir  # noqa: E402
+from bench_support import RiverletServe, replace_section, target_dir  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -206,13 +206,7 @@ def write_report(raw: dict, out: Path) -> None:
     lines.append(END)
     section = "\n".join(lines)
     print(section)
-    text = out.read_text() if out.exists() else ""
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    out.write_text(text)
+    replace_section(out, START, END, section)
 
 
 if __name__ == "__main__":

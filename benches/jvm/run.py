@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from riverlet_serve import RiverletServe, target_dir  # noqa: E402
+from bench_support import RiverletServe, replace_section, target_dir  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -141,13 +141,7 @@ def main() -> None:
     print(section)
 
     out = Path(args.out)
-    text = out.read_text() if out.exists() else ""
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    out.write_text(text)
+    replace_section(out, START, END, section)
     log(f"wrote {out} ({time.monotonic() - t_start:.0f} s in all)")
 
 

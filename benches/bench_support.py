@@ -1,5 +1,5 @@
-"""A release `riverlet serve` on a free port for the benchmark scripts under benches/ (the JVM,
-Spark and Flink ones), so each starts and stops the server the same way."""
+"""What the JVM, Spark and Flink benchmark scripts under benches/ share: a release `riverlet
+serve` on a free port, and writing their marked section of benches/RESULTS.md."""
 from __future__ import annotations
 
 import os
@@ -54,3 +54,15 @@ class RiverletServe:
             self.proc.wait()
         if self.remove_data_on_stop:
             shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def replace_section(out: Path, start: str, end: str, section: str) -> None:
+    """Puts `section` (which begins with `start` and ends with `end`) in place of the marked
+    section of `out`, or appends it when `out` has none yet."""
+    text = out.read_text() if out.exists() else ""
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + section + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    out.write_text(text)
