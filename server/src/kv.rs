@@ -54,13 +54,7 @@ fn encode_mutations(out: &mut Vec<u8>, log_offset: i64, muts: &[Mutation]) {
     out.extend_from_slice(&(muts.len() as u32).to_le_bytes());
     for m in muts {
         match m {
-            Mutation::Put(k, v) => {
-                out.push(1);
-                out.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                out.extend_from_slice(k);
-                out.extend_from_slice(&(v.len() as u32).to_le_bytes());
-                out.extend_from_slice(v);
-            }
+            Mutation::Put(k, v) => encode_put(out, k, v),
             Mutation::Delete(k) => {
                 out.push(0);
                 out.extend_from_slice(&(k.len() as u32).to_le_bytes());
@@ -68,6 +62,14 @@ fn encode_mutations(out: &mut Vec<u8>, log_offset: i64, muts: &[Mutation]) {
             }
         }
     }
+}
+
+fn encode_put(out: &mut Vec<u8>, k: &[u8], v: &[u8]) {
+    out.push(1);
+    out.extend_from_slice(&(k.len() as u32).to_le_bytes());
+    out.extend_from_slice(k);
+    out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+    out.extend_from_slice(v);
 }
 
 struct Reader<'a> {
@@ -113,11 +115,15 @@ fn decode_mutations(payload: &[u8]) -> Option<(i64, Vec<Mutation>)> {
     Some((off, muts))
 }
 
-fn frame(payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(payload.len() + 8);
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32c::crc32c(payload).to_le_bytes());
-    out.extend_from_slice(payload);
+/// One framed record (payload length, CRC-32C of the payload, payload), with the payload
+/// written by `encode` after a reserved header instead of being copied in.
+fn frame_in_place(encode: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut out = vec![0u8; 8];
+    encode(&mut out);
+    let len = (out.len() - 8) as u32;
+    let crc = crc32c::crc32c(&out[8..]);
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    out[4..8].copy_from_slice(&crc.to_le_bytes());
     out
 }
 
@@ -238,9 +244,7 @@ impl KvTablet {
 
     /// Persists then applies a set of mutations that brought the log to `log_offset`.
     pub fn commit(&mut self, log_offset: i64, muts: Vec<Mutation>) -> Result<()> {
-        let mut payload = Vec::new();
-        encode_mutations(&mut payload, log_offset, &muts);
-        let rec = frame(&payload);
+        let rec = frame_in_place(|out| encode_mutations(out, log_offset, &muts));
         self.wal
             .write_all(&rec)
             .map_err(|e| kv_err("append kv wal", e))?;
@@ -260,14 +264,15 @@ impl KvTablet {
 
     /// Writes a full snapshot and resets the WAL.
     pub fn snapshot(&mut self) -> Result<()> {
-        let muts: Vec<Mutation> = self
-            .map
-            .iter()
-            .map(|(k, v)| Mutation::Put(k.clone(), v.clone()))
-            .collect();
-        let mut payload = Vec::new();
-        encode_mutations(&mut payload, self.log_offset, &muts);
-        let rec = frame(&payload);
+        // Encoded straight from the map into one framed buffer: a state of N bytes costs N
+        // bytes more while it is written, not three copies of it.
+        let rec = frame_in_place(|out| {
+            out.extend_from_slice(&self.log_offset.to_le_bytes());
+            out.extend_from_slice(&(self.map.len() as u32).to_le_bytes());
+            for (k, v) in &self.map {
+                encode_put(out, k, v);
+            }
+        });
         let tmp = self.dir.join("kv.snapshot.tmp");
         {
             let mut f = File::create(&tmp).map_err(|e| kv_err("create kv snapshot", e))?;
@@ -283,6 +288,11 @@ impl KvTablet {
             .map_err(|e| kv_err("fsync kv wal", e))?;
         self.wal_bytes = 0;
         Ok(())
+    }
+
+    /// Whether the WAL holds mutations that no snapshot covers yet.
+    pub fn has_unsnapshotted_changes(&self) -> bool {
+        self.wal_bytes > 0
     }
 
     /// Syncs the WAL (clean shutdown).

@@ -391,6 +391,8 @@ pub fn run_cli_serve(args: &ServeArgs) -> Result<()> {
             let _ = out.flush();
         }
         wait_for_signal().await;
+        // Syncing a large data dir can take a while; say why the process has not exited yet.
+        eprintln!("stopping: flushing data to disk");
         srv.shutdown().await
     })
 }

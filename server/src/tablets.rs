@@ -179,7 +179,10 @@ impl Tablets {
             g.log.flush().map_err(|e| e.context(tb))?;
             if let Some(kv) = g.kv.as_mut() {
                 kv.flush()?;
-                kv.snapshot()?;
+                // Compacting the WAL into a snapshot only pays off when it holds something.
+                if kv.has_unsnapshotted_changes() {
+                    kv.snapshot()?;
+                }
             }
         }
         Ok(())
