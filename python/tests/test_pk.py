@@ -127,6 +127,19 @@ def test_read_optimized_reads_the_kv_snapshot_without_the_log_tail(
 def test_local_server_properties_are_checked(tmp_path) -> None:
     with pytest.raises(riverlet.InvalidArgumentError, match="kv.snapshot.interval"):
         riverlet.LocalServer(str(tmp_path), options={"kv.snapshot.interval": "soon"})
+    with pytest.raises(riverlet.InvalidArgumentError, match="kv.snapshot.intervall"):
+        riverlet.LocalServer(str(tmp_path), options={"kv.snapshot.intervall": "1s"})
+
+
+def test_local_server_options_take_effect(tmp_path) -> None:
+    # Fluss's default.bucket.number: a table created without a bucket count gets it.
+    with riverlet.LocalServer(str(tmp_path), options={"default.bucket.number": "3"}) as s:
+        with riverlet.connect(s.bootstrap_servers) as c:
+            c.create_database("opts")
+            t = c.create_table("opts.t", SCHEMA, primary_key=["order_id"], buckets=None)
+            assert t.buckets == 3
+            t.upsert(ROWS)
+            assert by_id(t.read()) == ROWS
 
 
 def test_add_columns_old_rows_read_null(conn: riverlet.Connection, db: str) -> None:

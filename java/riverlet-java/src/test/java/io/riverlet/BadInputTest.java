@@ -133,6 +133,12 @@ class BadInputTest extends ServerTestBase {
         () -> LocalServer.start(scratch.resolve("p"), 70000).close()));
     cases.add(c("server port negative", InvalidArgumentException.class, "-1",
         () -> LocalServer.start(scratch.resolve("n"), -1).close()));
+    cases.add(c("unknown server option", InvalidArgumentException.class, "kv.snapshot.intervall",
+        () -> LocalServer.start(scratch.resolve("o1"), "127.0.0.1", 0, Map.of(),
+            Map.of("kv.snapshot.intervall", "1s")).close()));
+    cases.add(c("bad server option value", InvalidArgumentException.class, "soon",
+        () -> LocalServer.start(scratch.resolve("o2"), "127.0.0.1", 0, Map.of(),
+            Map.of("kv.snapshot.interval", "soon")).close()));
     // ---- admin
     cases.add(c("empty database name", InvalidArgumentException.class, "atabase",
         () -> admin.createDatabase("", false)));
