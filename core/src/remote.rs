@@ -139,8 +139,10 @@ impl RemoteDir {
         }
         let abs = std::path::absolute(path)
             .map_err(|e| Error::invalid(format!("remote directory '{dir}': {e}")))?;
+        // Automatic cleanup removes directories a delete leaves empty, as S3 has none to leave.
         let store = object_store::local::LocalFileSystem::new_with_prefix(&abs)
-            .map_err(|e| Error::invalid(format!("remote directory '{dir}': {e}")))?;
+            .map_err(|e| Error::invalid(format!("remote directory '{dir}': {e}")))?
+            .with_automatic_cleanup(true);
         Ok(RemoteDir {
             store: Arc::new(store),
             root: ObjectPath::default(),
@@ -204,6 +206,41 @@ impl RemoteDir {
             Err(e) => Err(store_err(&format!("delete {}/{rel}", self.uri), e)),
         }
     }
+
+    /// Deletes every object under `rel` (a table's or partition's remote directory); returns
+    /// how many were deleted. Each object is tried; the first failure is returned at the end.
+    pub async fn delete_all(&self, rel: &str) -> Result<usize> {
+        let prefix = self.path(rel);
+        let mut listing = self.store.list(Some(&prefix));
+        let mut paths = Vec::new();
+        while let Some(item) = std::future::poll_fn(|cx| listing.as_mut().poll_next(cx)).await {
+            match item {
+                Ok(meta) => paths.push(meta.location),
+                Err(object_store::Error::NotFound { .. }) => break,
+                Err(e) => return Err(store_err(&format!("list {}/{rel}", self.uri), e)),
+            }
+        }
+        let mut first_error = None;
+        let mut deleted = 0;
+        for p in paths {
+            match self.store.delete(&p).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => deleted += 1,
+                Err(e) => {
+                    first_error.get_or_insert_with(|| store_err(&format!("delete {p}"), e));
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(deleted),
+        }
+    }
+}
+
+/// Fluss's remote directory of a table's log (every bucket and partition under it), relative
+/// to `{remote.data.dir}`: `log/{db}/{table}-{tableId}`.
+pub fn log_table_rel_dir(database: &str, table: &str, table_id: i64) -> String {
+    format!("log/{database}/{table}-{table_id}")
 }
 
 /// Fluss's remote directory of one bucket's log, relative to `{remote.data.dir}`:
@@ -215,9 +252,10 @@ pub fn log_tablet_rel_dir(
     partition: Option<(&str, i64)>,
     bucket: i32,
 ) -> String {
+    let table_dir = log_table_rel_dir(database, table, table_id);
     match partition {
-        Some((name, id)) => format!("log/{database}/{table}-{table_id}/{name}-p{id}/{bucket}"),
-        None => format!("log/{database}/{table}-{table_id}/{bucket}"),
+        Some((name, id)) => format!("{table_dir}/{name}-p{id}/{bucket}"),
+        None => format!("{table_dir}/{bucket}"),
     }
 }
 

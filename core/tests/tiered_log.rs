@@ -251,6 +251,134 @@ async fn reads_are_exact_across_local_and_remote_segments_on_a_local_dir() {
     conn.close().await;
 }
 
+/// Every file under `dir`, recursively (none when it does not exist).
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// The segments the bucket's newest manifest lists (none without a manifest).
+fn manifest_segments(bucket_dir: &Path) -> Vec<serde_json::Value> {
+    let Some(m) = files_under(&bucket_dir.join("metadata")).pop() else {
+        return Vec::new();
+    };
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(m).unwrap()).unwrap();
+    json["remote_log_segments"].as_array().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_table_removes_its_remote_log_and_nothing_else() {
+    let remote = tempfile::tempdir().unwrap();
+    let Some(env) = env_with(tiering_options(remote.path().to_str().unwrap())) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let (dropped, kept) = (env.path("dropped"), env.path("kept"));
+    let mut dirs = Vec::new();
+    for path in [&dropped, &kept] {
+        let table = create_table(&conn, path, descriptor(false, false, 1)).await;
+        write_groups(&table).await;
+        wait_until_tiered(&conn, &table).await;
+        let dir = remote.path().join("log").join(&env.db).join(format!(
+            "{}-{}",
+            path.table,
+            table.info().table_id
+        ));
+        assert!(
+            !files_under(&dir).is_empty(),
+            "{} was not tiered",
+            dir.display()
+        );
+        dirs.push(dir);
+    }
+    conn.admin().drop_table(&dropped, false).await.unwrap();
+    // The server removes the files in the background: wait for it.
+    for _ in 0..1200 {
+        if files_under(&dirs[0]).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(files_under(&dirs[0]), Vec::<std::path::PathBuf>::new());
+    // The other table of the database keeps its remote segments and reads them.
+    assert!(!files_under(&dirs[1]).is_empty());
+    let table = conn.table(&kept).await.unwrap();
+    assert!(answered_remote(&conn, &table, 0).await);
+    let all: Vec<i32> = (0..GROUPS).flat_map(group_ids).collect();
+    assert_eq!(ids(&table.scan().collect().await.unwrap()), all);
+    conn.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_segments_expire_with_the_table_ttl() {
+    let remote = tempfile::tempdir().unwrap();
+    let Some(env) = env_with(tiering_options(remote.path().to_str().unwrap())) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let path = env.path("expiring");
+    let mut d = descriptor(false, false, 1);
+    d.properties.insert("table.log.ttl".into(), "1 s".into());
+    let table = create_table(&conn, &path, d).await;
+    write_groups(&table).await;
+    let bucket_dir = remote
+        .path()
+        .join("log")
+        .join(&env.db)
+        .join(format!("expiring-{}", table.info().table_id))
+        .join("0");
+    // Segments are copied, then expire one second after their newest row: wait until a
+    // manifest exists and lists none.
+    let mut seen_remote = false;
+    for _ in 0..1200 {
+        let listed = manifest_segments(&bucket_dir).len();
+        seen_remote |= listed > 0;
+        if seen_remote && listed == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(seen_remote, "no segment was ever tiered");
+    assert_eq!(
+        manifest_segments(&bucket_dir),
+        Vec::<serde_json::Value>::new()
+    );
+    // The expired segments' files are gone, not just unlisted.
+    let segment_files: Vec<_> = files_under(&bucket_dir)
+        .into_iter()
+        .filter(|p| !p.starts_with(bucket_dir.join("metadata")))
+        .collect();
+    assert_eq!(segment_files, Vec::<std::path::PathBuf>::new());
+    // Reads start at the new log start and return exactly the rows from there on.
+    let earliest = conn
+        .admin()
+        .list_offsets(&path, None, &[0], OffsetSpec::Earliest)
+        .await
+        .unwrap()[&0];
+    let total = GROUPS as i64 * PER_GROUP as i64;
+    assert!(
+        earliest > 0 && earliest < total,
+        "earliest offset {earliest}"
+    );
+    assert!(!answered_remote(&conn, &table, earliest).await);
+    let all: Vec<i32> = (0..GROUPS).flat_map(group_ids).collect();
+    assert_eq!(
+        ids(&table.scan().collect().await.unwrap()),
+        all[earliest as usize..].to_vec()
+    );
+    conn.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tiered_segments_survive_a_restart() {
     let remote = tempfile::tempdir().unwrap();

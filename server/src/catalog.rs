@@ -418,7 +418,13 @@ impl Catalog {
     }
 
     /// Drops a database; returns the ids of the tables dropped with it.
-    pub fn drop_database(&mut self, name: &str, ignore: bool, cascade: bool) -> Result<Vec<i64>> {
+    /// Drops a database; returns the id and name of each table it held (dropped with it).
+    pub fn drop_database(
+        &mut self,
+        name: &str,
+        ignore: bool,
+        cascade: bool,
+    ) -> Result<Vec<(i64, String)>> {
         if !self.state.databases.contains_key(name) {
             if ignore {
                 return Ok(Vec::new());
@@ -428,26 +434,26 @@ impl Catalog {
                 format!("Database {name} does not exist."),
             ));
         }
-        let ids: Vec<i64> = self
+        let dropped: Vec<(i64, String)> = self
             .state
             .tables
             .values()
             .filter(|t| t.database == name)
-            .map(|t| t.id)
+            .map(|t| (t.id, t.name.clone()))
             .collect();
-        if !ids.is_empty() && !cascade {
+        if !dropped.is_empty() && !cascade {
             return Err(fluss(
                 codes::DATABASE_NOT_EMPTY,
                 format!("Database {name} is not empty."),
             ));
         }
-        for id in &ids {
+        for (id, _) in &dropped {
             self.state.tables.remove(id);
             self.tables.remove(id);
         }
         self.state.databases.remove(name);
         self.persist()?;
-        Ok(ids)
+        Ok(dropped)
     }
 
     /// Table names of a database.
@@ -758,7 +764,7 @@ impl Catalog {
         t: &TableMeta,
         spec: &[(String, String)],
         ignore: bool,
-    ) -> Result<Option<i64>> {
+    ) -> Result<Option<(i64, String)>> {
         let (_, name) = Self::named_spec(t, spec)?;
         let Some(p) = self.partition_by_name(t, &name) else {
             if ignore {
@@ -773,7 +779,7 @@ impl Catalog {
             e.partitions.remove(&p.id);
         }
         self.persist()?;
-        Ok(Some(p.id))
+        Ok(Some((p.id, name)))
     }
 
     /// Hands out a new writer id (persisted so ids never repeat across restarts).

@@ -5,6 +5,7 @@
 use riverlet::error::codes as error_codes;
 use riverlet::metadata::TablePath;
 use riverlet::proto::*;
+use riverlet::remote::log_table_rel_dir;
 use riverlet::Result;
 
 use super::{fluss, lock, Server};
@@ -33,13 +34,14 @@ impl Server {
                 ),
             ));
         }
-        let ids = lock(&self.catalog).drop_database(
+        let dropped = lock(&self.catalog).drop_database(
             &r.database_name,
             r.ignore_if_not_exists,
             r.cascade,
         )?;
-        for id in ids {
+        for (id, table) in dropped {
             self.tablets.drop_buckets(id, None, true);
+            self.remove_remote_log(log_table_rel_dir(&r.database_name, &table, id));
         }
         Ok(DropDatabaseResponse::default())
     }
@@ -101,6 +103,7 @@ impl Server {
         )?;
         if let Some(id) = id {
             self.tablets.drop_buckets(id, None, true);
+            self.remove_remote_log(log_table_rel_dir(&p.database_name, &p.table_name, id));
         }
         Ok(DropTableResponse::default())
     }
@@ -289,8 +292,10 @@ impl Server {
         let mut c = lock(&self.catalog);
         let t = c.table(&r.table_path.database_name, &r.table_path.table_name)?;
         let spec = spec_pairs(r.partition_spec);
-        if let Some(id) = c.drop_partition(&t, &spec, r.ignore_if_not_exists)? {
+        if let Some((id, name)) = c.drop_partition(&t, &spec, r.ignore_if_not_exists)? {
             self.tablets.drop_buckets(t.entry.id, Some(id), false);
+            let table_dir = log_table_rel_dir(&t.entry.database, &t.entry.name, t.entry.id);
+            self.remove_remote_log(format!("{table_dir}/{name}-p{id}"));
         }
         Ok(DropPartitionResponse::default())
     }

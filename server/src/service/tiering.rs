@@ -167,6 +167,24 @@ impl Server {
         Ok(())
     }
 
+    /// Deletes a dropped table's or partition's remote log directory in the background, as
+    /// Fluss's coordinator does; a failure is logged and leaves unreferenced files behind.
+    pub(super) fn remove_remote_log(&self, rel: String) {
+        let Some(root) = self.remote.clone() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("remote log {rel} of a dropped table left behind: no runtime");
+            return;
+        };
+        runtime.spawn(async move {
+            match root.delete_all(&rel).await {
+                Ok(n) => tracing::debug!("removed {n} remote file(s) under {rel}"),
+                Err(e) => tracing::warn!("removing the remote log {rel} failed: {e}"),
+            }
+        });
+    }
+
     /// Deletes the previous manifest and the files of expired segments (best effort: a failure
     /// leaves unreferenced files behind, never a reference to a missing file).
     async fn remove_remote_leftovers(&self, dir: &RemoteDir, old: &RemoteState, expired: usize) {
