@@ -179,6 +179,52 @@ impl RemoteDir {
         Ok(())
     }
 
+    /// Uploads the local file `local` as `rel`. A file larger than [`UPLOAD_PART_BYTES`] goes
+    /// in parts (a multipart upload on S3), so copying a segment of any size holds a few parts
+    /// in memory, not the segment. Returns the bytes uploaded.
+    pub async fn put_file(&self, rel: &str, local: &std::path::Path) -> Result<u64> {
+        use tokio::io::AsyncReadExt;
+        let io_err =
+            |e: std::io::Error| Error::from(e).context(format!("read {}", local.display()));
+        let size = tokio::fs::metadata(local).await.map_err(io_err)?.len();
+        if size <= UPLOAD_PART_BYTES as u64 {
+            let data = tokio::fs::read(local).await.map_err(io_err)?;
+            self.put(rel, Bytes::from(data)).await?;
+            return Ok(size);
+        }
+        let what = || format!("upload {}/{rel}", self.uri);
+        let mut file = tokio::fs::File::open(local).await.map_err(io_err)?;
+        let upload = self
+            .store
+            .put_multipart(&self.path(rel))
+            .await
+            .map_err(|e| store_err(&what(), e))?;
+        let mut parts =
+            object_store::WriteMultipart::new_with_chunk_size(upload, UPLOAD_PART_BYTES);
+        let mut buf = vec![0u8; 1 << 20];
+        let mut sent = 0u64;
+        loop {
+            let n = match file.read(&mut buf).await {
+                Ok(n) => n,
+                Err(e) => {
+                    let _ = parts.abort().await;
+                    return Err(io_err(e));
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            // At most two parts in flight: memory stays bounded whatever the file size.
+            if let Err(e) = parts.wait_for_capacity(2).await {
+                return Err(store_err(&what(), e));
+            }
+            parts.write(&buf[..n]);
+            sent += n as u64;
+        }
+        parts.finish().await.map_err(|e| store_err(&what(), e))?;
+        Ok(sent)
+    }
+
     /// Reads bytes `range` of `rel` (clamped to the object's end).
     pub async fn get_range(&self, rel: &str, range: Range<u64>) -> Result<Bytes> {
         self.store
@@ -236,6 +282,10 @@ impl RemoteDir {
         }
     }
 }
+
+/// The part size of [`RemoteDir::put_file`]'s multipart uploads (S3 needs at least 5 MiB for
+/// every part but the last).
+pub const UPLOAD_PART_BYTES: usize = 8 << 20;
 
 /// Fluss's remote directory of a table's log (every bucket and partition under it), relative
 /// to `{remote.data.dir}`: `log/{db}/{table}-{tableId}`.

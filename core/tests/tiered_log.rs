@@ -12,6 +12,7 @@ use common::*;
 use riverlet::client::Table;
 use riverlet::client::{Connection, OffsetSpec};
 use riverlet::proto::{FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable};
+use riverlet::remote::RemoteDir;
 use riverlet::scan::{StartupMode, TimePoint};
 
 const GROUPS: usize = 12;
@@ -503,6 +504,38 @@ async fn reads_are_exact_across_local_and_remote_segments_on_s3() {
     }
     let env = env_with(options).unwrap();
     check_reads(&env).await;
+    let s3 = riverlet::remote::S3Options {
+        endpoint: Some(moto.endpoint.clone()),
+        access_key: Some("testing".into()),
+        secret_key: Some("testing".into()),
+        region: Some("us-east-1".into()),
+        path_style: true,
+        ..Default::default()
+    };
+    check_large_upload(&RemoteDir::open("s3://tier/large", &s3).unwrap()).await;
+}
+
+/// A file of a bit over two upload parts goes up in parts and comes back byte for byte; then
+/// deleting its directory removes it.
+async fn check_large_upload(dir: &RemoteDir) {
+    let len = 2 * riverlet::remote::UPLOAD_PART_BYTES + 12_345;
+    let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    let local = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(local.path(), &data).unwrap();
+    assert_eq!(
+        dir.put_file("seg/0.log", local.path()).await.unwrap(),
+        len as u64
+    );
+    assert!(dir.get("seg/0.log").await.unwrap() == data[..]);
+    assert_eq!(dir.delete_all("seg").await.unwrap(), 1);
+    assert!(dir.get("seg/0.log").await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_segment_files_upload_in_parts_to_a_local_dir() {
+    let remote = tempfile::tempdir().unwrap();
+    let dir = RemoteDir::open(remote.path().to_str().unwrap(), &Default::default()).unwrap();
+    check_large_upload(&dir).await;
 }
 
 #[test]

@@ -123,19 +123,15 @@ impl Server {
             let mut seg = c.remote;
             seg.id = uuid::Uuid::new_v4().to_string();
             for (path, ext) in &c.files {
-                let data = match tokio::fs::read(path).await {
-                    Ok(d) => d,
-                    // the index files of an empty index may be absent; the log file may not
-                    Err(e) if *ext != "log" && e.kind() == std::io::ErrorKind::NotFound => {
-                        Vec::new()
-                    }
-                    Err(e) => {
-                        return Err(riverlet::Error::from(e)
-                            .context(format!("read {} for tiering", path.display())))
-                    }
-                };
                 let name = format!("{}/{:020}.{ext}", seg.id, seg.start);
-                dir.put(&name, Bytes::from(data)).await?;
+                match dir.put_file(&name, path).await {
+                    Ok(_) => {}
+                    // the index files of an empty index may be absent; the log file may not
+                    Err(_) if *ext != "log" && !path.exists() => {
+                        dir.put(&name, Bytes::new()).await?;
+                    }
+                    Err(e) => return Err(e.context("tiering")),
+                }
             }
             copied.push(seg);
         }
