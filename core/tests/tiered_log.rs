@@ -252,6 +252,43 @@ async fn reads_are_exact_across_local_and_remote_segments_on_a_local_dir() {
     conn.close().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_primary_key_tables_changelog_is_tiered_and_its_view_stays_exact() {
+    let remote = tempfile::tempdir().unwrap();
+    let Some(env) = env_with(tiering_options(remote.path().to_str().unwrap())) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let table = create_table(&conn, &env.path("pk"), descriptor(true, false, 1)).await;
+    // Each group rewrites a quarter of the keys; the view keeps each key's last write.
+    let mut expected = std::collections::BTreeMap::new();
+    let mut changes = 0;
+    for g in 0..GROUPS as i32 {
+        let rows: Vec<(i32, String)> = (0..PER_GROUP)
+            .map(|i| ((g % 4) * 1000 + i, format!("payload-{g}-{i:04}")))
+            .collect();
+        let refs: Vec<(i32, &str, &str)> =
+            rows.iter().map(|(k, v)| (*k, v.as_str(), "eu")).collect();
+        upsert(&table, &refs).await;
+        for (k, v) in rows {
+            // an update is two changes (-U, +U), an insert one (+I)
+            changes += if expected.insert(k, v).is_some() {
+                2
+            } else {
+                1
+            };
+        }
+    }
+    wait_until_tiered(&conn, &table).await;
+    assert_eq!(by_id(&table.scan().collect().await.unwrap()), expected);
+    let changelog = table.scan().changelog(true).collect().await.unwrap();
+    assert_eq!(
+        changelog.iter().map(|b| b.num_rows()).sum::<usize>(),
+        changes
+    );
+    conn.close().await;
+}
+
 /// Every file under `dir`, recursively (none when it does not exist).
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -1,4 +1,5 @@
-//! Log tiering: copies rolled log segments of log tables to `remote.data.dir` in Fluss's layout
+//! Log tiering: copies rolled log segments of every table (a primary-key table's changelog too,
+//! as Fluss does; its state stays in the KV tablet) to `remote.data.dir` in Fluss's layout
 //! (segment files under `{segment uuid}/`, a JSON manifest per bucket under `metadata/`), then
 //! deletes the local copies beyond `table.log.tiered.local-segments`, and expires remote
 //! segments older than `table.log.ttl`.
@@ -77,7 +78,7 @@ impl Server {
         Some(root.child(&rel))
     }
 
-    /// One tiering round over every bucket of every log table (errors are logged; the next
+    /// One tiering round over every bucket of every table (errors are logged; the next
     /// round retries).
     pub async fn tier_once(self: &Arc<Self>) {
         if self.remote.is_none() {
@@ -87,9 +88,6 @@ impl Server {
             let Ok(meta) = self.table(tb.table_id) else {
                 continue;
             };
-            if meta.is_pk() {
-                continue;
-            }
             if let Err(e) = self.tier_bucket(&meta, &tb, &bucket).await {
                 tracing::warn!("{tb}: copying log segments to remote storage failed: {e}");
             }
