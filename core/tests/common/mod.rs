@@ -343,9 +343,6 @@ pub fn await_leaders_blocking(env: &TestEnv, path: &TablePath, d: &TableDescript
     });
 }
 
-/// Fluss's LEADER_NOT_AVAILABLE_EXCEPTION.
-const LEADER_NOT_AVAILABLE: i32 = 44;
-
 /// Against an external server, waits until every bucket of the just-created table `path` (made
 /// from `d`) has a leader, i.e. a ListOffsets of every bucket answers. Apache Fluss 0.9.1's
 /// coordinator sometimes never assigns buckets to a new table (the create-table race of
@@ -365,7 +362,10 @@ pub async fn await_leaders(conn: &Connection, path: &TablePath, d: &TableDescrip
                 .await
             {
                 Ok(_) => return,
-                Err(e) if e.fluss_code() == Some(LEADER_NOT_AVAILABLE) => {
+                // LEADER_NOT_AVAILABLE until the coordinator elects one; then, for a moment,
+                // UNKNOWN_TABLE_OR_BUCKET or NOT_LEADER_OR_FOLLOWER while the tablet server
+                // creates the replica: all retriable.
+                Err(e) if e.is_retriable() => {
                     if std::time::Instant::now() > deadline {
                         assert!(attempt < 3, "table {path} never got leaders: {e}");
                         break;

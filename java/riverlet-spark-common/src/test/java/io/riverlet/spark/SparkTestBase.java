@@ -157,8 +157,15 @@ public abstract class SparkTestBase {
     return result;
   }
 
-  /** The Fluss error code LEADER_NOT_AVAILABLE_EXCEPTION. */
-  private static final int LEADER_NOT_AVAILABLE = 44;
+  /**
+   * The Fluss error codes of a new table that is not ready yet: LEADER_NOT_AVAILABLE (44) until the
+   * coordinator elects leaders, then for a moment UNKNOWN_TABLE_OR_BUCKET (21) or
+   * NOT_LEADER_OR_FOLLOWER (12) while the tablet server creates the replicas.
+   */
+  private static boolean notReadyYet(RiverletException e) {
+    return e.hasFlussCode()
+        && (e.flussCode() == 44 || e.flussCode() == 21 || e.flussCode() == 12);
+  }
 
   /** How long one attempt waits for a new table's leaders. */
   private static final long LEADER_WAIT_MS = 20_000;
@@ -186,7 +193,7 @@ public abstract class SparkTestBase {
             admin.listOffsets(dbDotTable, null, OffsetSpec.latest());
             return;
           } catch (RiverletException e) {
-            if (!e.hasFlussCode() || e.flussCode() != LEADER_NOT_AVAILABLE) {
+            if (!notReadyYet(e)) {
               throw e;
             }
             if (System.nanoTime() > deadline) {
