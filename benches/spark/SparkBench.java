@@ -2,10 +2,12 @@
 // by one SparkSession through Riverlet's Spark connector (a table in `riverlet serve`) and from a
 // local Parquet file, with a projection, with a selective filter and whole, each query run to
 // its last row (Spark's `noop` sink) so that neither side can skip the read. Prints one JSON
-// line per measured query.
+// line per measured query. With a sixth argument `fluss`, Apache Fluss's own Spark connector
+// (its JAR on the class path, built from Fluss's source release: run.py --fluss-jar) reads the
+// same table of the same server as a third side, through a second catalog.
 //
-//   java <Spark's --add-opens> -cp <classes>:<riverlet-spark-3.5 JAR>:<Spark> SparkBench \
-//       <bootstrap> <rows> <runs> <rounds> <parquet dir>
+//   java <Spark's --add-opens> -cp <classes>:<riverlet-spark-3.5 JAR>:<Spark>[:<Fluss's JAR>] \
+//       SparkBench <bootstrap> <rows> <runs> <rounds> <parquet dir> [fluss]
 //
 // The data is generated once by Spark (spark.range) and written to both: INSERT INTO the Fluss
 // table (4 buckets, as benches/jvm) and a Parquet file (Spark's defaults: snappy, 128 MB row
@@ -22,18 +24,30 @@ import org.apache.spark.sql.SparkSession;
 public final class SparkBench {
   private SparkBench() {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
-      System.err.println("usage: SparkBench <bootstrap> <rows> <runs> <rounds> <parquet dir>");
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable t) {
+      // Spark's non-daemon threads would keep the JVM (and run.py waiting on it) alive.
+      t.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
+    if (args.length != 5 && !(args.length == 6 && args[5].equals("fluss"))) {
+      System.err.println(
+          "usage: SparkBench <bootstrap> <rows> <runs> <rounds> <parquet dir> [fluss]");
       System.exit(2);
     }
+    boolean withFluss = args.length == 6;
     String bootstrap = args[0];
     long rows = Long.parseLong(args[1]);
     int runs = Integer.parseInt(args[2]);
     int rounds = Integer.parseInt(args[3]);
     String parquet = args[4];
 
-    SparkSession spark =
+    SparkSession.Builder builder =
         SparkSession.builder()
             .master("local[2]")
             .appName("riverlet-spark-bench")
@@ -43,8 +57,14 @@ public final class SparkBench {
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.catalog.fluss_catalog", "io.riverlet.spark.SparkCatalog")
-            .config("spark.sql.catalog.fluss_catalog.bootstrap.servers", bootstrap)
-            .getOrCreate();
+            .config("spark.sql.catalog.fluss_catalog.bootstrap.servers", bootstrap);
+    if (withFluss) {
+      builder =
+          builder
+              .config("spark.sql.catalog.fluss_native", "org.apache.fluss.spark.SparkCatalog")
+              .config("spark.sql.catalog.fluss_native.bootstrap.servers", bootstrap);
+    }
+    SparkSession spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
 
     String table = "fluss_catalog.bench.spark_" + rows;
@@ -76,11 +96,16 @@ public final class SparkBench {
     queries.put("full", "SELECT * FROM %s");
     Map<String, String> sources = new LinkedHashMap<>();
     sources.put("riverlet", table);
+    if (withFluss) {
+      sources.put("fluss", table.replace("fluss_catalog.", "fluss_native."));
+    }
     sources.put("parquet", "parquet.`" + parquet + "`");
 
     // Row counts first: each side must hold every row, and the filter must keep the same rows.
+    // COUNT(id), not COUNT(*): Fluss's connector reads COUNT(*) with an empty projection, which
+    // riverlet serve refuses (INVALID_COLUMN_PROJECTION) while Fluss 0.9.1's server takes it.
     for (Map.Entry<String, String> s : sources.entrySet()) {
-      long n = spark.sql("SELECT COUNT(*) FROM " + s.getValue()).first().getLong(0);
+      long n = spark.sql("SELECT COUNT(id) FROM " + s.getValue()).first().getLong(0);
       long f =
           spark.sql("SELECT COUNT(id) FROM " + s.getValue() + " WHERE user_id < 1000")
               .first().getLong(0);

@@ -34,7 +34,9 @@ async fn agg_table(
         .create_database(&path.database, true)
         .await
         .unwrap();
-    conn.admin().create_table(&path, &d.build()?, false).await?;
+    let d = d.build()?;
+    conn.admin().create_table(&path, &d, false).await?;
+    common::await_leaders(&conn, &path, &d).await;
     Ok(conn.table(&path).await.unwrap())
 }
 

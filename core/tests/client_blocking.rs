@@ -24,16 +24,12 @@ fn blocking_admin_and_writes_from_many_threads() {
         .build()
         .unwrap();
     let path = env.path("t");
-    admin
-        .create_table(
-            &path,
-            &TableDescriptor::builder(schema)
-                .distributed_by(Some(2), Vec::<String>::new())
-                .build()
-                .unwrap(),
-            false,
-        )
+    let d = TableDescriptor::builder(schema)
+        .distributed_by(Some(2), Vec::<String>::new())
+        .build()
         .unwrap();
+    admin.create_table(&path, &d, false).unwrap();
+    common::await_leaders_blocking(&env, &path, &d);
     let table = conn.table_by_name(&path.to_string()).unwrap();
     let writer = Arc::new(table.new_append_writer().unwrap());
 

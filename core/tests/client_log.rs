@@ -65,6 +65,7 @@ async fn admin_databases_and_tables() {
         .build()
         .unwrap();
     admin.create_table(&path, &d, false).await.unwrap();
+    common::await_leaders(&conn, &path, &d).await;
     assert!(admin.table_exists(&path).await.unwrap());
     assert_eq!(
         admin.list_tables(db).await.unwrap(),

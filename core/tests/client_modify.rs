@@ -504,9 +504,9 @@ fn blocking_delete_and_update_where() {
     let path = env.path("pk_table");
     let admin = conn.admin();
     admin.create_database(&path.database, true).unwrap();
-    admin
-        .create_table(&path, &pk_table_descriptor(&[]), false)
-        .unwrap();
+    let d = pk_table_descriptor(&[]);
+    admin.create_table(&path, &d, false).unwrap();
+    common::await_leaders_blocking(&env, &path, &d);
     let table = conn.table(&path).unwrap();
     let w = table.new_upsert_writer(None).unwrap();
     w.upsert_rows(&ROWS.iter().map(datums).collect::<Vec<_>>())

@@ -16,9 +16,9 @@ fn blocking_scan_count_lookup_subscribe() {
     let p = env.path("blocking");
     let admin = conn.admin();
     admin.create_database(&p.database, true).unwrap();
-    admin
-        .create_table(&p, &descriptor(true, false, 2), false)
-        .unwrap();
+    let d = descriptor(true, false, 2);
+    admin.create_table(&p, &d, false).unwrap();
+    common::await_leaders_blocking(&env, &p, &d);
     let table = conn.table(&p).unwrap();
     let w = table.new_upsert_writer(None).unwrap();
     let t0 = riverlet::scan::time::now_millis();

@@ -171,30 +171,58 @@ $j_fail failed, $j_err errors, exit $java_rc, $((SECONDS - t0)) s")
 fi
 
 # --- 6. the Spark and Flink connectors' suites ---------------------------------------------------
+# Apache Fluss 0.9.1's coordinator can wedge for good: when the create-table race of
+# tests/README.md hits a PARTITIONED table (the coordinator never registers it) and a partition
+# of it is then created, building the partition's NotifyLeaderAndIsr fails (NullPointerException
+# on the table path), the coordinator's request batch stays non-empty, and from then on every
+# bucket state change fails with the message below: no table or partition created afterwards
+# ever gets a leader, whoever the client is, until the coordinator restarts.
+WEDGED='NotifyLeaderAndIsr batch request from coordinator to tablet server is not empty'
+coordinator_wedged() { grep -q "$WEDGED" "$WORKDIR/logs/coordinator.log" 2>/dev/null; }
+restarts=0
+restart_cluster() {
+  restarts=$((restarts + 1))
+  cp "$WORKDIR/logs/coordinator.log" "$WORKDIR/logs/coordinator-wedged-$restarts.log"
+  say "the Fluss coordinator is wedged (\"$WEDGED\", see tests/README.md; log kept as \
+logs/coordinator-wedged-$restarts.log): restarting the cluster"
+  bash "$HERE/stop.sh" "$WORKDIR" >&2 || say "WARNING: stop.sh failed"
+  bash "$HERE/start.sh" --sasl "$WORKDIR" >/dev/null || die "the cluster did not restart"
+  # shellcheck disable=SC1091
+  . "$WORKDIR/bootstrap.env"
+}
+
 # run_maven SLUG NAME REPORT_DIRS... -- MAVEN_ARGS...: runs one Maven suite against the cluster
 # (log: WORKDIR/SLUG-tests.log), counts its JUnit reports, and collects the "NOT APPLICABLE"
-# lines it printed.
+# lines it printed. When the suite failed and the coordinator wedged meanwhile (above), the
+# cluster is restarted and the suite runs once more; the summary says so.
 run_maven() {
   local log="$WORKDIR/$1-tests.log" name=$2 reports=() xml=() t0=$SECONDS rc tests fail err skip d
+  local attempt note=""
   shift 2
   while [ "$1" != "--" ]; do reports+=("$ROOT/$1"); shift; done
   shift
-  rm -rf "${reports[@]}" # counted below: only this run's reports
-  say "running the $name against $FLUSS_BOOTSTRAP"
-  RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" \
-    RIVERLET_TEST_SASL_BOOTSTRAP="$FLUSS_SASL_BOOTSTRAP" \
-    RIVERLET_TEST_SASL_USERNAME="$FLUSS_SASL_USERNAME" \
-    RIVERLET_TEST_SASL_PASSWORD="$FLUSS_SASL_PASSWORD" \
-    timeout "$TIMEOUT" mvn -T1 -B -q -f java/pom.xml -Driverlet.cargo.profile=dev -Driverlet.cargo.skip="$cargo_skip" \
-    "$@" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
+  for attempt in 1 2; do
+    rm -rf "${reports[@]}" # counted below: only this run's reports
+    say "running the $name against $FLUSS_BOOTSTRAP"
+    RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" \
+      RIVERLET_TEST_SASL_BOOTSTRAP="$FLUSS_SASL_BOOTSTRAP" \
+      RIVERLET_TEST_SASL_USERNAME="$FLUSS_SASL_USERNAME" \
+      RIVERLET_TEST_SASL_PASSWORD="$FLUSS_SASL_PASSWORD" \
+      timeout "$TIMEOUT" mvn -T1 -B -q -f java/pom.xml -Driverlet.cargo.profile=dev -Driverlet.cargo.skip="$cargo_skip" \
+      "$@" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -eq 0 ] || [ "$attempt" -eq 2 ] || ! coordinator_wedged; then break; fi
+    cp "$log" "$log.wedged"
+    restart_cluster
+    note=" (re-run after the coordinator wedged in the first run: $log.wedged)"
+  done
   for d in "${reports[@]}"; do xml+=("$d"/TEST-*.xml); done
   read -r tests fail err skip < <(cat "${xml[@]}" 2>/dev/null |
     grep -o 'tests="[0-9]*" errors="[0-9]*" skipped="[0-9]*" failures="[0-9]*"' |
     tr -dc '0-9 \n' | awk '{ t += $1; e += $2; s += $3; f += $4 } END { print t + 0, f + 0, e + 0, s + 0 }')
   grep -o 'NOT APPLICABLE to the server at .*' "$log" | sort -u >>"$na_log"
   summary+=("$name vs Apache Fluss $FLUSS_VERSION: $tests run, $fail failed, $err errors, \
-$skip skipped, exit $rc, $((SECONDS - t0)) s")
+$skip skipped, exit $rc, $((SECONDS - t0)) s$note")
   [ "$rc" -eq 0 ] && [ "$tests" -gt 0 ] || failed+=("$name")
 }
 if want spark; then

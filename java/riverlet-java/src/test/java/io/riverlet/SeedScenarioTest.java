@@ -171,6 +171,7 @@ class SeedScenarioTest extends ServerTestBase {
           d.bucketCount(spec.get("buckets").asInt());
         }
         admin.createTable(name, d.build(), true);
+        awaitLeaders(name, () -> admin.createTable(name, d.build(), false));
         List<String> partitionKeys = strings(spec.get("partition_by"));
         List<String> cols = new ArrayList<>();
         spec.get("columns").forEach(c -> cols.add(c.get(0).asText()));

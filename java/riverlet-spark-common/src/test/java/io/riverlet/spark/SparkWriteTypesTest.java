@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.riverlet.Admin;
 import io.riverlet.Table;
 import io.riverlet.TableDescriptor;
 import java.util.ArrayList;
@@ -56,7 +57,13 @@ class SparkWriteTypesTest extends SparkTestBase {
     if (primaryKey) {
       d.primaryKey("id");
     }
-    connection().admin().createTable(db + "." + name, d.build(), false);
+    Runnable create = () -> {
+      try (Admin admin = connection().admin()) {
+        admin.createTable(db + "." + name, d.build(), false);
+      }
+    };
+    create.run();
+    awaitLeaders(db + "." + name, create);
   }
 
   private static final String ROW_1 =
