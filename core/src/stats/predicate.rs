@@ -471,6 +471,25 @@ fn like_shape(pattern: &str) -> Option<(LeafFn, String)> {
     }
 }
 
+/// `unscaled × 10^-scale` as a float when the float (f32 when `single`) holds it exactly: a
+/// dyadic fraction (unscaled divisible by 5^scale) whose numerator fits the mantissa.
+fn exact_float(unscaled: i128, scale: i8, single: bool) -> Option<f64> {
+    let bits = if single { 24 } else { 53 };
+    if scale < 0 {
+        let v = unscaled.checked_mul(pow10(u32::from(scale.unsigned_abs()))?)?;
+        return (v.unsigned_abs() < 1u128 << bits).then_some(v as f64);
+    }
+    let five = 5i128.checked_pow(u32::from(scale.unsigned_abs()))?;
+    if unscaled % five != 0 {
+        return None;
+    }
+    let n = unscaled / five;
+    if n.unsigned_abs() >= 1u128 << bits {
+        return None;
+    }
+    Some(n as f64 / f64::powi(2.0, i32::from(scale)))
+}
+
 fn pow10(n: u32) -> Option<i128> {
     10i128.checked_pow(n)
 }
@@ -502,6 +521,13 @@ fn stat_literal(l: &Literal, t: &DataType) -> Option<Option<StatValue>> {
             let exact =
                 f as i64 == *v && (matches!(t.kind, TypeKind::Double) || f64::from(f as f32) == f);
             exact.then_some(StatValue::Float(f))?
+        }
+        (Literal::Decimal { unscaled, scale }, TypeKind::Float | TypeKind::Double) => {
+            StatValue::Float(exact_float(
+                *unscaled,
+                *scale,
+                matches!(t.kind, TypeKind::Float),
+            )?)
         }
         (Literal::String(s), TypeKind::String | TypeKind::Char { .. }) => StatValue::Str(s.clone()),
         (Literal::Int(_) | Literal::Decimal { .. }, TypeKind::Decimal { precision, scale }) => {
