@@ -194,7 +194,7 @@ impl StatsFilter {
 
     /// Decodes a pushed predicate against `schema` (the schema of the batches it is tested on):
     /// leaves resolve their field id to a column; an id the schema lacks gives
-    /// [`StatsFilter::Unknown`]. Malformed predicates are [`ErrorKind::Invalid`](crate::ErrorKind::Invalid).
+    /// [`StatsFilter::Unknown`]. Malformed predicates are [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument).
     pub fn from_proto(pb: &PbPredicate, schema: &Schema) -> Result<StatsFilter> {
         from_proto_depth(pb, schema, 0)
     }
