@@ -12,7 +12,11 @@ use crate::metadata::{DataType, Schema};
 use crate::scan::expr::{parse_filter, Expr};
 
 fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
+    let s: String = s
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(|l| l.split_whitespace())
+        .collect();
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
@@ -36,23 +40,7 @@ fn schema() -> Schema {
 /// hand from Fluss's `LogRecordBatchStatisticsWriter` and `AlignedRowWriter` (apache/fluss
 /// 545c55390): version, count, indexes, null counts, then the min and max AlignedRows (8 bytes
 /// of null bits with `flag` = field 5 at bit 13, six 8-byte slots, the variable part).
-const GOLDEN: &str = "
-    01 0600 0000 0100 0300 0400 0500 0600
-    00000000 01000000 00000000 00000000 00000000 03000000
-    50000000
-      0020000000000000
-      0100000000000000 6170706c65000085 1fffffffffffffff
-      0100000038000000 583e0f0048000000 0000000000000000
-      9c00000000000000 0000000000000000
-      ffffffffffffffff
-    60000000
-      0020000000000000
-      0300000000000000 0c00000038000000 9600000000000000
-      0200000048000000 78e0010058000000 0000000000000000
-      62616e616e612d73 706c697400000000
-      2710000000000000 0000000000000000
-      0068e5cf8b010000
-";
+const GOLDEN: &str = include_str!("../../tests/golden/stats/statistics_block.hex");
 
 fn golden_stats() -> BatchStatistics {
     BatchStatistics {
