@@ -509,3 +509,25 @@ fn past_filtered(next: NextFetch, offset: i64, end: i64, filtered: Option<i64>) 
 pub(super) fn bucket_batches(source: LogSource, read: BucketRead) -> LogReader<FetchedBatch> {
     LogReader::start(source, vec![read], Arc::new(|fb| Ok(Some(fb))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filtered_range_moves_the_next_fetch() {
+        use NextFetch::*;
+        // no filtered range: unchanged
+        assert_eq!(past_filtered(At(10), 0, 100, None), At(10));
+        // every batch left out: continue after the range read
+        assert_eq!(past_filtered(NoProgress, 0, 100, Some(40)), At(40));
+        // trailing batches left out: the later of the two
+        assert_eq!(past_filtered(At(10), 0, 100, Some(40)), At(40));
+        assert_eq!(past_filtered(At(50), 0, 100, Some(40)), At(50));
+        // the range reaches the read's end: done
+        assert_eq!(past_filtered(NoProgress, 0, 100, Some(100)), Stop);
+        assert_eq!(past_filtered(Stop, 0, 100, Some(40)), Stop);
+        // a range behind the fetch offset changes nothing
+        assert_eq!(past_filtered(NoProgress, 60, 100, Some(40)), NoProgress);
+    }
+}
