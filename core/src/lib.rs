@@ -24,6 +24,7 @@ pub mod remote;
 pub mod row;
 pub mod rpc;
 pub mod scan;
+pub mod stats;
 pub mod warning;
 pub mod write;
 

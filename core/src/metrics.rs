@@ -30,6 +30,12 @@ pub const CLIENT_BYTES_RECEIVED: &str = "riverlet_client_bytes_received_total";
 pub const CLIENT_WRITER_BUFFERED_BYTES: &str = "riverlet_client_writer_buffered_bytes";
 /// Write batches sent and not yet acknowledged, over all writers (gauge).
 pub const CLIENT_WRITER_IN_FLIGHT_BATCHES: &str = "riverlet_client_writer_in_flight_batches";
+/// Log batches the server left out of scans by their statistics (filter pushdown), as the
+/// server reported them, by `table` (`db.table`) (counter).
+pub const CLIENT_SCAN_SKIPPED_BATCHES: &str = "riverlet_client_scan_skipped_batches_total";
+/// Log batches the server left out of FetchLog answers by their statistics, by `table`
+/// (counter).
+pub const SERVER_FETCH_SKIPPED_BATCHES: &str = "riverlet_server_fetch_skipped_batches_total";
 /// Requests the server answered, by `api` (counter).
 pub const SERVER_REQUESTS: &str = "riverlet_server_requests_total";
 /// Requests the server answered with an error, by `api` and `code` (counter).

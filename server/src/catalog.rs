@@ -190,6 +190,16 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     let buckets = descriptor.bucket_count.unwrap_or(1);
     let partition_keys = descriptor.partition_keys.clone();
     let merge = descriptor.merge_engine().map_err(invalid)?;
+    // `table.statistics.columns`, checked as Fluss's StatisticsConfigUtils does.
+    riverlet::stats::statistics_columns(
+        descriptor
+            .properties
+            .get(riverlet::stats::STATISTICS_COLUMNS_OPTION)
+            .map(String::as_str),
+        &schema.column_names(),
+        &types,
+        is_pk,
+    )?;
     let (mut version_column, mut aggregation) = (None, None);
     match merge {
         None => {}

@@ -106,6 +106,17 @@ fn log_batch(
         )));
     }
     check_schema_id(meta, b.schema_id())?;
+    // The fetch path skips batches by these statistics: keep only ones that decode.
+    let stats = b.statistics();
+    if !stats.is_empty() {
+        let types = meta.types_of(i32::from(b.schema_id()))?;
+        riverlet::stats::BatchStatistics::decode(stats, types).map_err(|e| {
+            corrupt(format!(
+                "log batch {i}: its statistics do not decode: {}",
+                e.message()
+            ))
+        })?;
+    }
     if count == 0 {
         return Ok(());
     }

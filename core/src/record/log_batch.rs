@@ -864,6 +864,27 @@ pub fn build_arrow_log_batch(
     Ok(out)
 }
 
+/// Builds an append-only ARROW log batch in Fluss 1.0's magic-1 layout carrying `statistics`
+/// (an encoded statistics block, see `crate::stats::batch`), as Fluss 1.0's client writes the
+/// batches of a table with `table.statistics.columns`. No writer state (stamped when sent).
+pub fn build_arrow_log_batch_with_statistics(
+    schema_id: i16,
+    batch: &RecordBatch,
+    compression: ArrowCompression,
+    statistics: &[u8],
+) -> Result<Vec<u8>> {
+    let rows = batch.num_rows();
+    let count = i32::try_from(rows)
+        .map_err(|_| Error::invalid(format!("{rows} rows do not fit in one log batch")))?;
+    let header = LogBatchHeader::new(schema_id, count, true);
+    let arrow = if rows > 0 {
+        arrow_payload::encode_arrow_batch(batch, compression)?
+    } else {
+        Vec::new()
+    };
+    encode_log_batch(BatchFormat::V1Statistics, &header, statistics, &arrow)
+}
+
 /// Re-encodes the ARROW log batches of `bytes` keeping only the columns at `fields` (ascending)
 /// of the schema each batch was written with (`schema_of` its schema id), with the header fields (offsets, commit timestamp, writer state and
 /// the stored CRC) kept: what Fluss's `FileLogProjection` answers to a projected fetch, and

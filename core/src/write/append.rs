@@ -3,7 +3,9 @@
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use super::core::{WriteKind, WriterHandle};
+use std::sync::Arc;
+
+use super::core::{StatisticsSpec, WriteKind, WriterHandle};
 use super::route::{conform_batch, pieces_from_batch, Partitioning};
 use super::WriteFuture;
 use crate::client::Table;
@@ -73,7 +75,29 @@ impl AppendWriter {
         let bucket_types = bucket_key.iter().map(|i| types[*i].clone()).collect();
         let config = table.conn.config().writer.clone();
         let batch_size = config.batch_size;
-        let handle = WriterHandle::start(&table, WriteKind::Log { compression }, config)?;
+        let names = d.schema.column_names();
+        let statistics = crate::stats::statistics_columns(
+            d.properties
+                .get(crate::stats::STATISTICS_COLUMNS_OPTION)
+                .map(String::as_str),
+            &names,
+            &types,
+            false,
+        )?
+        .map(|columns| {
+            Arc::new(StatisticsSpec {
+                columns,
+                types: types.clone(),
+            })
+        });
+        let handle = WriterHandle::start(
+            &table,
+            WriteKind::Log {
+                compression,
+                statistics,
+            },
+            config,
+        )?;
         Ok(AppendWriter {
             partitioning: Partitioning::of(&table)?,
             buckets: d.bucket_count.unwrap_or(1).max(1),

@@ -33,8 +33,11 @@ use crate::proto::{
 };
 use crate::record::arrow_payload::ArrowCompression;
 use crate::record::kv_batch::{set_kv_writer_state, KvBatchBuilder};
-use crate::record::log_batch::{build_arrow_log_batch, set_writer_state};
+use crate::record::log_batch::{
+    build_arrow_log_batch, build_arrow_log_batch_with_statistics, set_writer_state,
+};
 use crate::rpc::ServerConnection;
+use crate::stats::BatchStatistics;
 use crate::{Error, ErrorKind, Result};
 
 /// No writer id: the server skips idempotence checks.
@@ -66,11 +69,24 @@ pub(crate) enum PiecePayload {
     Kv(Vec<KvEntry>),
 }
 
+/// The columns a log table's batches carry statistics for.
+#[derive(Debug)]
+pub(crate) struct StatisticsSpec {
+    /// Column indexes, ascending.
+    pub columns: Vec<usize>,
+    /// Every column's type (the writer's schema).
+    pub types: Vec<crate::metadata::DataType>,
+}
+
 /// What the table's batches carry.
 #[derive(Debug, Clone)]
 pub(crate) enum WriteKind {
-    /// Arrow log batches (magic 0) with this compression.
-    Log { compression: ArrowCompression },
+    /// Arrow log batches with this compression: magic 0, or Fluss 1.0's magic 1 with
+    /// statistics of these columns when the table sets `table.statistics.columns`.
+    Log {
+        compression: ArrowCompression,
+        statistics: Option<Arc<StatisticsSpec>>,
+    },
     /// KV batches, with the target columns of a partial update.
     Kv { target_columns: Option<Vec<i32>> },
 }
@@ -891,7 +907,13 @@ async fn sleep_until(deadline: Option<Instant>) {
 /// with no writer state yet; [`stamp`] numbers it when it is sent.
 fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Result<Vec<u8>> {
     match (payload, kind) {
-        (BatchPayload::Arrow(parts), WriteKind::Log { compression }) => {
+        (
+            BatchPayload::Arrow(parts),
+            WriteKind::Log {
+                compression,
+                statistics,
+            },
+        ) => {
             let one = match <[_; 1]>::try_from(parts) {
                 Ok([one]) => one,
                 Err(parts) => {
@@ -902,6 +924,16 @@ fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Resu
                     arrow_select::concat::concat_batches(&schema, &parts)?
                 }
             };
+            if let Some(spec) = statistics {
+                if let Some(st) = BatchStatistics::compute(&one, &spec.types, &spec.columns)? {
+                    return build_arrow_log_batch_with_statistics(
+                        schema_id,
+                        &one,
+                        *compression,
+                        &st.encode(&spec.types)?,
+                    );
+                }
+            }
             build_arrow_log_batch(
                 schema_id,
                 &one,

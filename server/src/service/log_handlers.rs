@@ -13,6 +13,7 @@ use riverlet::{Error, Result};
 
 use super::{answer, check_acks, fluss, read_bucket, write_bucket, ErrorFields, Server};
 use crate::catalog::TableMeta;
+use riverlet::stats::{BatchStatistics, StatsFilter};
 
 /// Fluss's `FetchParams.FETCH_FROM_EARLIEST_OFFSET`.
 const FETCH_FROM_EARLIEST_OFFSET: i64 = -2;
@@ -90,6 +91,8 @@ impl Server {
                     Ok(None)
                 }
             });
+            // A pushed batch filter (Fluss 1.0): resolved once against the table's schema.
+            let filter = meta.as_ref().ok().and_then(|m| batch_filter(m, t));
             let mut buckets = Vec::new();
             for b in &t.buckets_req {
                 let res = meta.as_ref().map_err(Clone::clone).and_then(|meta| {
@@ -109,15 +112,20 @@ impl Server {
                         if let Some((segs, pos)) = g.log.remote_fetch(offset) {
                             drop(g);
                             let info = self.remote_fetch_info(meta, b, segs, pos)?;
-                            return Ok((Vec::new(), hw, start, Some(info)));
+                            return Ok((Vec::new(), hw, start, Some(info), None));
                         }
                     }
                     let bytes = g.log.read(offset, want, min_one)?;
+                    drop(g);
+                    let (bytes, skipped) = match &filter {
+                        Some(f) if !bytes.is_empty() => skip_batches(meta, f, bytes)?,
+                        _ => (bytes, None),
+                    };
                     let bytes = match &proj {
                         Some(fields) if !bytes.is_empty() => project(meta, &bytes, fields)?,
                         _ => bytes,
                     };
-                    Ok((bytes, hw, start, None))
+                    Ok((bytes, hw, start, None, skipped))
                 });
                 let mut a = PbFetchLogRespForBucket {
                     partition_id: b.partition_id,
@@ -125,9 +133,24 @@ impl Server {
                     ..Default::default()
                 };
                 match res {
-                    Ok((bytes, hw, start, remote)) => {
+                    Ok((bytes, hw, start, remote, skipped)) => {
                         if !bytes.is_empty() {
                             min_one = false;
+                        }
+                        if let Some(s) = skipped {
+                            a.filtered_end_offset = Some(s.end_offset);
+                            a.skipped_batches = Some(s.batches);
+                            if let Ok(m) = &meta {
+                                metrics::counter!(
+                                    riverlet::metrics::SERVER_FETCH_SKIPPED_BATCHES,
+                                    "table" => m.path().to_string()
+                                )
+                                .increment(s.batches as u64);
+                            }
+                            if bytes.is_empty() {
+                                // like data: the client acts on the skipped range now
+                                total += 1;
+                            }
                         }
                         limit = limit.saturating_sub(bytes.len());
                         total += bytes.len();
@@ -284,6 +307,73 @@ impl Server {
         }
         Ok(GetTableStatsResponse { buckets_resp: out })
     }
+}
+
+/// The batches a filtered fetch left out.
+struct Skipped {
+    /// How many batches were left out.
+    batches: i64,
+    /// The offset after the last batch read (Fluss's `filtered_end_offset`).
+    end_offset: i64,
+}
+
+/// The pushed filter of a table request: only for log tables whose batches carry statistics,
+/// as Fluss (a predicate without `filter_schema_id`, or one that does not decode, reads
+/// unfiltered: the client applies its exact filter anyway).
+fn batch_filter(meta: &TableMeta, t: &PbFetchLogReqForTable) -> Option<StatsFilter> {
+    let pb = t.filter_predicate.as_ref()?;
+    t.filter_schema_id?;
+    if meta.is_pk() || meta.log_format != riverlet::metadata::table::LogFormat::Arrow {
+        return None;
+    }
+    match StatsFilter::from_proto(pb, &meta.descriptor.schema) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            tracing::warn!(table = %meta.path(), error = %e, "filter predicate ignored");
+            None
+        }
+    }
+}
+
+/// Leaves out the batches of `bytes` whose statistics exclude `filter`. Batches without
+/// statistics (or with statistics that do not decode) are kept, as Fluss does.
+fn skip_batches(
+    meta: &TableMeta,
+    filter: &StatsFilter,
+    bytes: Vec<u8>,
+) -> Result<(Vec<u8>, Option<Skipped>)> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut skipped = 0i64;
+    let mut end_offset = None;
+    for b in log_batch::LogBatchIter::new(&bytes) {
+        let b = b?;
+        end_offset = Some(b.next_offset());
+        let stats = b.statistics();
+        let keep = stats.is_empty()
+            || meta
+                .types_of(i32::from(b.schema_id()))
+                .and_then(|types| BatchStatistics::decode(stats, types))
+                .map_or(true, |st| {
+                    filter.may_match(&st, i64::from(b.record_count()))
+                });
+        if keep {
+            out.extend_from_slice(b.as_bytes());
+        } else {
+            skipped += 1;
+        }
+    }
+    if skipped == 0 {
+        return Ok((bytes, None));
+    }
+    // Fluss sends it only when trailing batches were left out; the client takes the later of
+    // it and the end of the records, so sending it whenever one was left out is the same.
+    Ok((
+        out,
+        Some(Skipped {
+            batches: skipped,
+            end_offset: end_offset.unwrap_or_default(),
+        }),
+    ))
 }
 
 fn check_projection(meta: &TableMeta, fields: &[i32]) -> Result<Vec<usize>> {

@@ -13,8 +13,10 @@ use crate::client::Table;
 use crate::error::codes;
 use crate::proto::{
     FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable, PbFetchLogRespForBucket,
+    PbPredicate,
 };
 use crate::record::{ChangeType, LogBatchIter, LogRecordBatch};
+use crate::rpc::ApiKey;
 use crate::{Error, Result};
 
 use super::plan::{table_name, BucketRead};
@@ -76,6 +78,7 @@ pub(crate) async fn fetch_once(
         columns.projected,
         max_wait_ms,
         FETCH_MAX_BYTES,
+        None,
     )
     .await?
     .pop()
@@ -95,6 +98,19 @@ pub(super) struct BucketAsk<'a> {
 pub(super) struct BucketAnswer {
     pub(super) records: bytes::Bytes,
     pub(super) high_watermark: Option<i64>,
+    /// How far the server read while leaving out batches by their statistics (Fluss's
+    /// `filtered_end_offset`): the next fetch starts at the later of this and the records' end.
+    pub(super) filtered_end_offset: Option<i64>,
+    /// How many batches the server left out (riverlet-server reports it; 0 otherwise).
+    pub(super) skipped_batches: i64,
+}
+
+/// A batch filter a read pushes to the server (FetchLog's `filter_predicate` with
+/// `filter_schema_id`, Fluss 1.0): the server may leave out batches whose statistics exclude it.
+#[derive(Debug, Clone)]
+pub(crate) struct PushedFilter {
+    pub(crate) predicate: PbPredicate,
+    pub(crate) schema_id: i32,
 }
 
 /// Sends one FetchLog carrying every bucket of `asks` (they must share a leader: it is sent to
@@ -107,10 +123,23 @@ pub(super) async fn fetch_buckets(
     projected: bool,
     max_wait_ms: Option<i32>,
     max_bytes: i32,
+    filter: Option<&PushedFilter>,
 ) -> Result<Vec<BucketAnswer>> {
     let info = &table.info;
     let Some(first) = asks.first() else {
         return Ok(Vec::new());
+    };
+    // Fluss added the filter fields without a new FetchLog version; a server that has the 1.0
+    // APIs (ScanKv) understands them. Older servers are never sent one (their tables cannot
+    // have statistics columns anyway, and the exact filter runs on the client either way).
+    let filter = match filter {
+        Some(f) => table
+            .conn
+            .leader(info.table_id, first.read.partition_id, first.read.bucket)
+            .await?
+            .api_version(ApiKey::ScanKv)
+            .map(|_| f),
+        None => None,
     };
     let req = FetchLogRequest {
         follower_server_id: -1,
@@ -132,7 +161,8 @@ pub(super) async fn fetch_buckets(
                     max_fetch_bytes: a.max_bytes,
                 })
                 .collect(),
-            ..Default::default()
+            filter_predicate: filter.map(|f| f.predicate.clone()),
+            filter_schema_id: filter.map(|f| f.schema_id),
         }],
         max_wait_ms,
         min_bytes: max_wait_ms.map(|_| 1),
@@ -276,6 +306,8 @@ fn bucket_answer(
     Ok(BucketAnswer {
         records,
         high_watermark,
+        filtered_end_offset: bucket_resp.filtered_end_offset,
+        skipped_batches: bucket_resp.skipped_batches.unwrap_or(0).max(0),
     })
 }
 

@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use super::super::time::PinnedRange;
 use super::fetch::{
     decode_batch, fetch_buckets, judge_batch, next_fetch, BatchStep, BucketAnswer, BucketAsk,
-    FetchColumns, FetchedBatch, NextFetch, FETCH_BUCKET_BYTES, MAX_EMPTY_FETCHES,
+    FetchColumns, FetchedBatch, NextFetch, PushedFilter, FETCH_BUCKET_BYTES, MAX_EMPTY_FETCHES,
     WINDOW_FETCH_BUCKET_BYTES,
 };
 use super::plan::BucketRead;
@@ -51,6 +51,8 @@ pub(super) struct LogSource {
     /// The Arrow schema of `cols`.
     pub(super) schema: SchemaRef,
     pub(super) window: Option<PinnedRange>,
+    /// The batch filter sent with every FetchLog, if the read can push one.
+    pub(super) pushed: Option<PushedFilter>,
 }
 
 impl LogSource {
@@ -359,11 +361,21 @@ async fn fetch_loop(
                 let BucketAnswer {
                     records,
                     high_watermark,
+                    filtered_end_offset,
+                    skipped_batches,
                 } = answer;
                 let offset = offsets[i];
                 let alone = !data_before;
                 data_before |= !records.is_empty();
+                if skipped_batches > 0 {
+                    metrics::counter!(
+                        crate::metrics::CLIENT_SCAN_SKIPPED_BATCHES,
+                        "table" => source.table.info.table_path.to_string()
+                    )
+                    .increment(skipped_batches as u64);
+                }
                 let next = next_fetch(&records, offset, Some(reads[i].end), source.window.as_ref());
+                let next = past_filtered(next, offset, reads[i].end, filtered_end_offset);
                 if !records.is_empty() {
                     let n = records.len() as isize;
                     budget.hold(i, n);
@@ -468,11 +480,54 @@ async fn ask(
         source.projected,
         None,
         max_bytes,
+        source.pushed.as_ref(),
     )
     .await
+}
+
+/// The next fetch once the server says it read up to `filtered` while leaving out batches:
+/// the later of that and the end of the records, stopping at the read's `end`.
+fn past_filtered(next: NextFetch, offset: i64, end: i64, filtered: Option<i64>) -> NextFetch {
+    let Some(f) = filtered else {
+        return next;
+    };
+    let at = match next {
+        NextFetch::Stop => return NextFetch::Stop,
+        NextFetch::At(o) => o.max(f),
+        NextFetch::NoProgress => f,
+    };
+    if at >= end {
+        NextFetch::Stop
+    } else if at > offset {
+        NextFetch::At(at)
+    } else {
+        next
+    }
 }
 
 /// A read of one bucket that hands out its decoded batches (for folds).
 pub(super) fn bucket_batches(source: LogSource, read: BucketRead) -> LogReader<FetchedBatch> {
     LogReader::start(source, vec![read], Arc::new(|fb| Ok(Some(fb))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filtered_range_moves_the_next_fetch() {
+        use NextFetch::*;
+        // no filtered range: unchanged
+        assert_eq!(past_filtered(At(10), 0, 100, None), At(10));
+        // every batch left out: continue after the range read
+        assert_eq!(past_filtered(NoProgress, 0, 100, Some(40)), At(40));
+        // trailing batches left out: the later of the two
+        assert_eq!(past_filtered(At(10), 0, 100, Some(40)), At(40));
+        assert_eq!(past_filtered(At(50), 0, 100, Some(40)), At(50));
+        // the range reaches the read's end: done
+        assert_eq!(past_filtered(NoProgress, 0, 100, Some(100)), Stop);
+        assert_eq!(past_filtered(Stop, 0, 100, Some(40)), Stop);
+        // a range behind the fetch offset changes nothing
+        assert_eq!(past_filtered(NoProgress, 60, 100, Some(40)), NoProgress);
+    }
 }

@@ -101,5 +101,31 @@ fn log_source(plan: &Plan) -> LogSource {
         projected: plan.projected,
         schema: plan.fetch_schema.clone(),
         window: plan.range,
+        pushed: pushed_filter(plan),
     }
+}
+
+/// The part of a log read's filter the server can decide from batch statistics (Fluss 1.0):
+/// only for plain log reads of log tables, and only on columns of `table.statistics.columns`.
+fn pushed_filter(plan: &Plan) -> Option<fetch::PushedFilter> {
+    let filter = plan.filter.as_ref()?;
+    let info = &plan.table.info;
+    let d = &info.descriptor;
+    if plan.mode != Mode::Log || d.has_primary_key() {
+        return None;
+    }
+    let schema = &d.schema;
+    let types = schema.data_types();
+    let option = d
+        .properties
+        .get(crate::stats::STATISTICS_COLUMNS_OPTION)
+        .map(String::as_str);
+    let columns =
+        crate::stats::statistics_columns(option, &schema.column_names(), &types, false).ok()??;
+    let f = crate::stats::StatsFilter::from_expr(filter, schema, &columns)?;
+    let predicate = f.to_proto(schema).ok()?;
+    Some(fetch::PushedFilter {
+        predicate,
+        schema_id: info.schema_id,
+    })
 }

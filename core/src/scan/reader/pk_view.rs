@@ -89,6 +89,7 @@ async fn fold_log(
             projected: columns.projected,
             schema: columns.schema.clone(),
             window: range,
+            pushed: None,
         },
         b.clone(),
     );
