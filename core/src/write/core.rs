@@ -33,7 +33,9 @@ use crate::proto::{
 };
 use crate::record::arrow_payload::ArrowCompression;
 use crate::record::kv_batch::{set_kv_writer_state, KvBatchBuilder};
-use crate::record::log_batch::{build_arrow_log_batch, set_writer_state};
+use crate::record::log_batch::{
+    build_arrow_log_batch_from_parts, set_writer_state,
+};
 use crate::rpc::ServerConnection;
 use crate::{Error, ErrorKind, Result};
 
@@ -892,21 +894,11 @@ async fn sleep_until(deadline: Option<Instant>) {
 fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Result<Vec<u8>> {
     match (payload, kind) {
         (BatchPayload::Arrow(parts), WriteKind::Log { compression }) => {
-            let one = match <[_; 1]>::try_from(parts) {
-                Ok([one]) => one,
-                Err(parts) => {
-                    let schema = parts
-                        .first()
-                        .map(|p| p.schema())
-                        .ok_or_else(|| Error::internal("empty arrow batch"))?;
-                    arrow_select::concat::concat_batches(&schema, &parts)?
-                }
-            };
-            build_arrow_log_batch(
+            // The pieces are encoded as they are (no concatenation for flat columns).
+            build_arrow_log_batch_from_parts(
                 schema_id,
-                &one,
+                &parts,
                 *compression,
-                None,
                 NO_WRITER_ID,
                 NO_BATCH_SEQUENCE,
             )
