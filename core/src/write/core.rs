@@ -33,9 +33,7 @@ use crate::proto::{
 };
 use crate::record::arrow_payload::ArrowCompression;
 use crate::record::kv_batch::{set_kv_writer_state, KvBatchBuilder};
-use crate::record::log_batch::{
-    build_arrow_log_batch_from_parts, set_writer_state,
-};
+use crate::record::log_batch::{build_arrow_log_batch_from_parts, set_writer_state};
 use crate::rpc::ServerConnection;
 use crate::{Error, ErrorKind, Result};
 
