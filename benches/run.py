@@ -209,6 +209,15 @@ class Server:
             return None
         return None
 
+    def cpu_s(self) -> float | None:
+        """CPU seconds (user + system) the server process has used so far."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        # fields[0] is the state (stat field 3): utime and stime are stat fields 14 and 15
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -217,6 +226,17 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
+
+
+def cpu_note(r: dict) -> str:
+    """CPU seconds of the client (timed part) and of the server during one write run."""
+    def f(v):
+        return "n/a" if v is None else f"{v:.2f}s"
+    return f"client cpu {f(r.get('timed_cpu_s'))}, server cpu {f(r.get('server_cpu_s'))}"
+
+
+def cpu_delta(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else after - before
 
 
 def run_worker(spec: dict, timeout: float) -> dict:
@@ -288,6 +308,12 @@ def summary(values: list[float]) -> dict:
         "n": len(values), "median": med, "min": min(values), "max": max(values),
         "spread_pct": (max(values) - min(values)) / med * 100 if med else 0.0,
     }
+
+
+def med_of(runs: list[dict], key: str) -> str:
+    """The median of `key` over the runs that have it, as seconds with 2 decimals."""
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return f"{statistics.median(values):.2f}" if values else "n/a"
 
 
 def fmt_rate(v: float | None, unit: str = "") -> str:
@@ -507,20 +533,26 @@ def main() -> None:
         append: dict[str, list] = {c: [] for c in contenders}
         for run in range(args.append_runs if "append" in args.sections else 0):
             for c in order(run):
+                server_cpu0 = server.cpu_s()
                 r = run_worker(dict(base, op="append", contender=c, table=f"bench.append_{c}_{run}",
                                     rows=append_rows), timeout)
+                r["server_cpu_s"] = cpu_delta(server_cpu0, server.cpu_s())
                 append[c].append(r)
-                log(f"append {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s")
+                log(f"append {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s "
+                    f"({cpu_note(r)})")
         results["append"] = append
 
         # -- 3b: upserts of 8k-row Arrow batches into a fresh primary-key table per run -------
         upsert: dict[str, list] = {c: [] for c in contenders}
         for run in range(args.upsert_runs if "upsert" in args.sections else 0):
             for c in order(run):
+                server_cpu0 = server.cpu_s()
                 r = run_worker(dict(base, op="upsert", contender=c, table=f"bench.upsert_{c}_{run}",
                                     rows=upsert_rows), max(timeout, 600))
+                r["server_cpu_s"] = cpu_delta(server_cpu0, server.cpu_s())
                 upsert[c].append(r)
-                log(f"upsert {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s")
+                log(f"upsert {c} run {run}: {r['rows']:,} rows in {r['seconds']:.2f}s "
+                    f"({cpu_note(r)})")
         results["upsert"] = upsert
 
         # -- 5: point lookups -----------------------------------------------------------------
@@ -709,8 +741,13 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
     # 3
     p("## 3. Append, 8192-row Arrow batches, into a fresh table per run")
     p("")
-    p("| contender | rows | median s | min–max s | spread | rows/s | MB/s (Arrow) |")
-    p("| --- | --- | --- | --- | --- | --- | --- |")
+    p("CPU: seconds of CPU (user + system, all threads) of the client worker during the timed "
+      "write and of the server process during the whole worker run (table creation and drop "
+      "included), medians over the runs; on 2 cores the wall time cannot be below "
+      "(client + server CPU) / 2.")
+    p("")
+    p("| contender | rows | median s | min–max s | spread | rows/s | MB/s (Arrow) | client CPU s | server CPU s |")
+    p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     app_rate = {}
     for c in contenders:
         runs = (res.get("append") or {}).get(c) or []
@@ -720,7 +757,8 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         n = runs[0]["rows"]
         app_rate[c] = n / s["median"]
         p(f"| {c} | {n:,} | {s['median']:.3f} | {s['min']:.3f}–{s['max']:.3f} | {s['spread_pct']:.0f}% | "
-          f"{fmt_rate(n / s['median'])} | {arrow_bytes * n / rows / s['median'] / 1e6:.0f} |")
+          f"{fmt_rate(n / s['median'])} | {arrow_bytes * n / rows / s['median'] / 1e6:.0f} | "
+          f"{med_of(runs, 'timed_cpu_s')} | {med_of(runs, 'server_cpu_s')} |")
         ratios.append(f"append {c}: {fmt_rate(n / s['median'], 'rows/s')}")
     if "riverlet" in app_rate and "pyfluss" in app_rate:
         line = f"append speed riverlet / pyfluss: {app_rate['riverlet'] / app_rate['pyfluss']:.2f}x"
@@ -737,8 +775,8 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
           "for every row (its only upsert API; rows from `RecordBatch.to_pylist()`, not timed "
           "separately). Every key is new, so each run inserts all rows.")
         p("")
-        p("| contender | rows | median s | min–max s | spread | rows/s |")
-        p("| --- | --- | --- | --- | --- | --- |")
+        p("| contender | rows | median s | min–max s | spread | rows/s | client CPU s | server CPU s |")
+        p("| --- | --- | --- | --- | --- | --- | --- | --- |")
         up_rate = {}
         for c in contenders:
             runs = res["upsert"].get(c) or []
@@ -748,7 +786,8 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
             n = runs[0]["rows"]
             up_rate[c] = n / s["median"]
             p(f"| {c} | {n:,} | {s['median']:.3f} | {s['min']:.3f}–{s['max']:.3f} | "
-              f"{s['spread_pct']:.0f}% | {fmt_rate(n / s['median'])} |")
+              f"{s['spread_pct']:.0f}% | {fmt_rate(n / s['median'])} | "
+              f"{med_of(runs, 'timed_cpu_s')} | {med_of(runs, 'server_cpu_s')} |")
             ratios.append(f"upsert {c}: {fmt_rate(n / s['median'], 'rows/s')}")
         if "riverlet" in up_rate and "pyfluss" in up_rate:
             line = f"upsert speed riverlet / pyfluss: {up_rate['riverlet'] / up_rate['pyfluss']:.2f}x"

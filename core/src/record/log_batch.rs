@@ -885,6 +885,50 @@ pub fn build_arrow_log_batch_with_statistics(
     encode_log_batch(BatchFormat::V1Statistics, &header, statistics, &arrow)
 }
 
+/// Builds an append-only magic-0 ARROW log batch holding the rows of `parts` (record batches
+/// of one schema) one after the other, as [`build_arrow_log_batch`] of their concatenation
+/// would, without concatenating them when their columns are flat (fixed-width, boolean,
+/// string, binary) and the compression is ZSTD or none: each Arrow buffer is compressed from
+/// the parts' buffers straight into the batch.
+pub fn build_arrow_log_batch_from_parts(
+    schema_id: i16,
+    parts: &[RecordBatch],
+    compression: ArrowCompression,
+    writer_id: i64,
+    batch_sequence: i32,
+) -> Result<Vec<u8>> {
+    let rows: usize = parts.iter().map(|p| p.num_rows()).sum();
+    let count = i32::try_from(rows)
+        .map_err(|_| Error::invalid(format!("{rows} rows do not fit in one log batch")))?;
+    let mut out = vec![0u8; v0::HEADER_SIZE];
+    if !super::arrow_parts::encode_arrow_parts_into(parts, compression, &mut out)? {
+        let one = match parts {
+            [one] => one.clone(),
+            _ => {
+                let schema = parts
+                    .first()
+                    .map(|p| p.schema())
+                    .ok_or_else(|| Error::invalid("no record batches to build a log batch from"))?;
+                arrow_select::concat::concat_batches(&schema, parts)?
+            }
+        };
+        return build_arrow_log_batch(
+            schema_id,
+            &one,
+            compression,
+            None,
+            writer_id,
+            batch_sequence,
+        );
+    }
+    let mut header = LogBatchHeader::new(schema_id, count, true);
+    header.writer_id = writer_id;
+    header.batch_sequence = batch_sequence;
+    write_header(&mut out, BatchFormat::V0, &header, 0);
+    finish_batch(&mut out, BatchFormat::V0)?;
+    Ok(out)
+}
+
 /// Re-encodes the ARROW log batches of `bytes` keeping only the columns at `fields` (ascending)
 /// of the schema each batch was written with (`schema_of` its schema id), with the header fields (offsets, commit timestamp, writer state and
 /// the stored CRC) kept: what Fluss's `FileLogProjection` answers to a projected fetch, and

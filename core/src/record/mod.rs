@@ -8,6 +8,7 @@
 //! This module takes Arrow [`SchemaRef`](arrow_schema::SchemaRef)s and raw row bytes; it does
 //! not know Fluss data types or row encodings (those live in `metadata` and `row`).
 
+mod arrow_parts;
 pub mod arrow_payload;
 pub mod change_type;
 pub mod compacted_log;
@@ -27,8 +28,8 @@ pub use compacted_log::{
 };
 pub use kv_batch::{KvBatchBuilder, KvRecord, KvRecordBatch, KvRecordIter};
 pub use log_batch::{
-    build_arrow_log_batch, set_base_offset, set_commit_timestamp, BatchFormat, LogBatchIter,
-    LogRecordBatch,
+    build_arrow_log_batch, build_arrow_log_batch_from_parts, set_base_offset, set_commit_timestamp,
+    BatchFormat, LogBatchIter, LogRecordBatch,
 };
 pub use value_batch::{encode_value_batch, ValueRecord, ValueRecordBatch, ValueRecordIter};
 

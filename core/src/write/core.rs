@@ -34,7 +34,8 @@ use crate::proto::{
 use crate::record::arrow_payload::ArrowCompression;
 use crate::record::kv_batch::{set_kv_writer_state, KvBatchBuilder};
 use crate::record::log_batch::{
-    build_arrow_log_batch, build_arrow_log_batch_with_statistics, set_writer_state,
+    build_arrow_log_batch, build_arrow_log_batch_from_parts, build_arrow_log_batch_with_statistics,
+    set_writer_state,
 };
 use crate::rpc::ServerConnection;
 use crate::stats::BatchStatistics;
@@ -911,9 +912,10 @@ fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Resu
             BatchPayload::Arrow(parts),
             WriteKind::Log {
                 compression,
-                statistics,
+                statistics: Some(spec),
             },
         ) => {
+            // Statistics are computed over the whole batch, so its pieces are joined first.
             let one = match <[_; 1]>::try_from(parts) {
                 Ok([one]) => one,
                 Err(parts) => {
@@ -924,21 +926,35 @@ fn encode_batch(kind: &WriteKind, schema_id: i16, payload: BatchPayload) -> Resu
                     arrow_select::concat::concat_batches(&schema, &parts)?
                 }
             };
-            if let Some(spec) = statistics {
-                if let Some(st) = BatchStatistics::compute(&one, &spec.types, &spec.columns)? {
-                    return build_arrow_log_batch_with_statistics(
-                        schema_id,
-                        &one,
-                        *compression,
-                        &st.encode(&spec.types)?,
-                    );
-                }
+            if let Some(st) = BatchStatistics::compute(&one, &spec.types, &spec.columns)? {
+                return build_arrow_log_batch_with_statistics(
+                    schema_id,
+                    &one,
+                    *compression,
+                    &st.encode(&spec.types)?,
+                );
             }
             build_arrow_log_batch(
                 schema_id,
                 &one,
                 *compression,
                 None,
+                NO_WRITER_ID,
+                NO_BATCH_SEQUENCE,
+            )
+        }
+        (
+            BatchPayload::Arrow(parts),
+            WriteKind::Log {
+                compression,
+                statistics: None,
+            },
+        ) => {
+            // The pieces are encoded as they are (no concatenation for flat columns).
+            build_arrow_log_batch_from_parts(
+                schema_id,
+                &parts,
+                *compression,
                 NO_WRITER_ID,
                 NO_BATCH_SEQUENCE,
             )

@@ -10,7 +10,8 @@
 //! `max_in_flight_per_bucket` (5) batches of a bucket are in flight, and after a failure the
 //! bucket's unacknowledged batches are sent again in sequence order, so retries neither reorder
 //! nor duplicate rows. Batches are encoded and compressed off the writer's event loop, on
-//! tokio's blocking pool. The bytes buffered per writer are bounded by
+//! tokio's blocking pool, from the written Arrow pieces as they are (flat columns are not
+//! concatenated first; see [`crate::record::build_arrow_log_batch_from_parts`]). The bytes buffered per writer are bounded by
 //! `buffer_memory` ([`AppendWriter::ready`] waits for room).
 //!
 //! DELETE and UPDATE by condition ([`crate::client::Table::delete_where`],
