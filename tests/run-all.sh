@@ -51,6 +51,20 @@ if [ -x "$MOTO_VENV/bin/moto_server" ]; then
   export RIVERLET_MOTO_SERVER="$MOTO_VENV/bin/moto_server"
 fi
 
+# pyiceberg, the independent reader of the Iceberg tables the embedded server tiers lake-enabled
+# tables to (server/tests/lake_tables.rs); without it that check reports itself skipped.
+LAKE_VENV=$ROOT/.venv-lake
+setup_lake_venv() {
+  if [ ! -x "$LAKE_VENV/bin/python" ]; then
+    python3 -m venv "$LAKE_VENV" || return 1
+  fi
+  "$LAKE_VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements-lake.txt
+}
+run_suite "lake venv (pyiceberg reader of the lake tests)" setup_lake_venv
+if [ -x "$LAKE_VENV/bin/python" ]; then
+  export RIVERLET_LAKE_PYTHON="$LAKE_VENV/bin/python"
+fi
+
 # The Rust side first: lint, build, unit and integration tests against the embedded server.
 run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings

@@ -68,6 +68,12 @@ pub struct ServerConfig {
     /// Riverlet's own format, and Fluss's Java clients, which open snapshot files as RocksDB,
     /// would fail on them where they now replay the changelog from its start.
     pub kv_snapshot_interval: Option<Duration>,
+    /// `datalake.format`: the lake that tables with `table.datalake.enabled` are tiered to
+    /// (only `iceberg`; `None` = no lake, such tables are refused as Fluss does).
+    pub datalake_format: Option<String>,
+    /// The `datalake.iceberg.*` options without their prefix (`warehouse`, `uri`, `name`,
+    /// `type`): the Iceberg catalog's properties, as Fluss passes them on.
+    pub datalake_iceberg: BTreeMap<String, String>,
 }
 
 /// The options [`ServerConfig::set`] accepts, by their Apache Fluss names, with what they do.
@@ -100,6 +106,23 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
         "kv.snapshot.interval",
         "how often primary-key buckets get the KV snapshot read-optimized reads serve (off unless set)",
     ),
+    (
+        "datalake.format",
+        "the lake tables with table.datalake.enabled are tiered to (iceberg)",
+    ),
+    (
+        "datalake.iceberg.warehouse",
+        "the Iceberg warehouse: a local directory (required with datalake.format)",
+    ),
+    (
+        "datalake.iceberg.uri",
+        "the SQL catalog's database (default sqlite:WAREHOUSE/catalog.db)",
+    ),
+    (
+        "datalake.iceberg.name",
+        "the Iceberg catalog's name (default fluss-iceberg-catalog)",
+    ),
+    ("datalake.iceberg.type", "the Iceberg catalog type: sql (default)"),
     ("s3.endpoint", "S3 endpoint URL of an s3:// remote.data.dir"),
     ("s3.region", "S3 region (default us-east-1)"),
     ("s3.access-key", "S3 access key id"),
@@ -135,6 +158,8 @@ impl ServerConfig {
             tiered_local_segments: 2,
             remote_log_task_interval: Duration::from_secs(60),
             kv_snapshot_interval: None,
+            datalake_format: None,
+            datalake_iceberg: BTreeMap::new(),
         }
     }
 
@@ -189,6 +214,29 @@ impl ServerConfig {
                     .filter(|ms| *ms > 0)
                     .ok_or_else(|| bad("a positive duration such as 10 min or 100ms"))?;
                 self.kv_snapshot_interval = Some(Duration::from_millis(ms as u64));
+            }
+            "datalake.format" => {
+                let f = v.to_ascii_lowercase();
+                if f != "iceberg" {
+                    return Err(bad(
+                        "iceberg (the only lake format the embedded server tiers to)",
+                    ));
+                }
+                self.datalake_format = Some(f);
+            }
+            "datalake.iceberg.type" => {
+                let t = v.to_ascii_lowercase();
+                if t != "sql" && t != "jdbc" {
+                    return Err(bad("sql (the SQL catalog; jdbc is taken as sql)"));
+                }
+                self.datalake_iceberg.insert("type".into(), "sql".into());
+            }
+            "datalake.iceberg.warehouse" | "datalake.iceberg.uri" | "datalake.iceberg.name" => {
+                if v.is_empty() {
+                    return Err(bad("a non-empty value"));
+                }
+                let k = key.trim_start_matches("datalake.iceberg.");
+                self.datalake_iceberg.insert(k.into(), v.to_string());
             }
             "s3.endpoint" => self.s3.endpoint = Some(v.to_string()),
             "s3.region" => self.s3.region = Some(v.to_string()),
@@ -279,6 +327,8 @@ impl std::fmt::Debug for ServerConfig {
             .field("s3", &self.s3)
             .field("tiered_local_segments", &self.tiered_local_segments)
             .field("remote_log_task_interval", &self.remote_log_task_interval)
+            .field("datalake_format", &self.datalake_format)
+            .field("datalake_iceberg", &self.datalake_iceberg)
             .finish()
     }
 }

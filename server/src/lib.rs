@@ -21,6 +21,8 @@ pub mod catalog;
 pub mod config;
 pub mod kv;
 pub mod kv_snapshots;
+#[cfg(feature = "lake")]
+pub mod lake;
 pub mod log;
 pub mod merge;
 pub mod metrics_http;
@@ -54,9 +56,23 @@ impl AsyncServer {
         let ttl_every = config.ttl_check_interval;
         let snapshot_every = config.kv_snapshot_interval;
         let tier_every = config.remote_log_task_interval;
+        #[cfg(feature = "lake")]
+        let lake = lake::Lake::open(&config).await?;
+        #[cfg(not(feature = "lake"))]
+        if config.datalake_format.is_some() {
+            return Err(Error::unsupported(
+                "datalake.format: this riverlet-server was built without its `lake` feature",
+            ));
+        }
         let server = tokio::task::spawn_blocking(move || service::Server::open(config))
             .await
             .map_err(|e| Error::internal(format!("open task failed: {e}")))??;
+        #[cfg(feature = "lake")]
+        if let Some(lake) = lake {
+            let tables = service::lock_catalog(&server).all_tables();
+            lake.recover(&tables).await;
+            let _ = server.lake.set(lake);
+        }
         let listener = tokio::net::TcpListener::bind((host.as_str(), port))
             .await
             .map_err(|e| Error::from(e).context(format!("bind {host}:{port}")))?;
@@ -116,6 +132,22 @@ impl AsyncServer {
                 }
             }));
         }
+        #[cfg(feature = "lake")]
+        if server.lake.get().is_some() {
+            let s = server.clone();
+            let mut rx3 = stop.subscribe();
+            tasks.push(tokio::spawn(async move {
+                // Each table commits once its own table.datalake.freshness has passed.
+                let mut tick = tokio::time::interval(Duration::from_millis(500));
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tokio::select! {
+                        _ = rx3.changed() => break,
+                        _ = tick.tick() => { let _ = s.lake_round(false).await; }
+                    }
+                }
+            }));
+        }
         Ok(AsyncServer {
             addr,
             server,
@@ -146,6 +178,14 @@ impl AsyncServer {
         let _ = tokio::task::spawn_blocking(move || s.take_kv_snapshots()).await;
     }
 
+    /// Commits every lake-enabled table to the lake now, as the periodic
+    /// `table.datalake.freshness` rounds do (for tests that need a lake snapshot at a known
+    /// point). A table with nothing new gets no snapshot.
+    #[cfg(feature = "lake")]
+    pub async fn commit_lake(&self) -> Result<()> {
+        self.server.lake_round(true).await
+    }
+
     /// Stops accepting, closes connections and flushes all data to disk.
     pub async fn shutdown(mut self) -> Result<()> {
         let _ = self.stop.send(true);
@@ -174,6 +214,8 @@ fn advertised_host(host: &str, addr: SocketAddr) -> String {
 pub struct LocalServer {
     bootstrap: String,
     server: Arc<service::Server>,
+    #[cfg_attr(not(feature = "lake"), allow(dead_code))]
+    handle: tokio::runtime::Handle,
     addr: SocketAddr,
     stop: Option<std::sync::mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<Result<()>>>,
@@ -182,7 +224,12 @@ pub struct LocalServer {
 impl LocalServer {
     /// Starts the server and returns once the listener is bound.
     pub fn start(config: ServerConfig) -> Result<LocalServer> {
-        type Ready = (String, SocketAddr, Arc<service::Server>);
+        type Ready = (
+            String,
+            SocketAddr,
+            Arc<service::Server>,
+            tokio::runtime::Handle,
+        );
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<Ready>>();
         let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -206,6 +253,7 @@ impl LocalServer {
                         srv.bootstrap_servers(),
                         srv.local_addr(),
                         srv.server.clone(),
+                        tokio::runtime::Handle::current(),
                     )));
                     // wait for the stop signal without blocking a runtime worker
                     let _ = tokio::task::spawn_blocking(move || {
@@ -217,9 +265,10 @@ impl LocalServer {
             })
             .map_err(|e| Error::internal(format!("spawn server thread: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok((bootstrap, addr, server))) => Ok(LocalServer {
+            Ok(Ok((bootstrap, addr, server, handle))) => Ok(LocalServer {
                 bootstrap,
                 server,
+                handle,
                 addr,
                 stop: Some(stop_tx),
                 thread: Some(thread),
@@ -249,6 +298,19 @@ impl LocalServer {
     /// one, now (see [`AsyncServer::take_kv_snapshots`]); returns once they are written.
     pub fn take_kv_snapshots(&self) {
         self.server.take_kv_snapshots();
+    }
+
+    /// Commits every lake-enabled table to the lake now (see [`AsyncServer::commit_lake`]);
+    /// returns once committed.
+    #[cfg(feature = "lake")]
+    pub fn commit_lake(&self) -> Result<()> {
+        let s = self.server.clone();
+        let handle = self.handle.clone();
+        // On the server's own runtime (the catalog's connections belong to it), from a plain
+        // thread so that callers inside another runtime may wait too.
+        std::thread::spawn(move || handle.block_on(async move { s.lake_round(true).await }))
+            .join()
+            .map_err(|_| Error::internal("lake commit thread panicked"))?
     }
 
     /// Shuts down and waits until everything is flushed.

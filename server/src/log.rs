@@ -551,9 +551,15 @@ impl LogTablet {
     }
 
     /// Deletes local segments already copied to remote storage, keeping the newest `keep`
-    /// rolled ones (and the active one). Returns how many were deleted.
-    pub fn cleanup_tiered(&mut self, keep: usize) -> Result<usize> {
-        let copied_end = self.remote.segments.last().map_or(i64::MIN, |r| r.end);
+    /// rolled ones (and the active one) and every one holding offsets at or after `keep_from`
+    /// (records the lake tiering has not read yet). Returns how many were deleted.
+    pub fn cleanup_tiered(&mut self, keep: usize, keep_from: i64) -> Result<usize> {
+        let copied_end = self
+            .remote
+            .segments
+            .last()
+            .map_or(i64::MIN, |r| r.end)
+            .min(keep_from);
         let rolled = self.segments.len().saturating_sub(1);
         let mut n = 0;
         while n < rolled.saturating_sub(keep) && self.segments[n].next_offset <= copied_end {

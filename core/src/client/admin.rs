@@ -11,8 +11,8 @@ use crate::metadata::{AddColumn, PartitionSpec, TableDescriptor, TableInfo, Tabl
 use crate::proto::{
     AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest,
     DatabaseExistsRequest, DropDatabaseRequest, DropPartitionRequest, DropTableRequest,
-    GetLatestKvSnapshotsRequest, ListDatabasesRequest, ListOffsetsRequest, ListTablesRequest,
-    PbAddColumn, TableExistsRequest,
+    GetLakeSnapshotRequest, GetLatestKvSnapshotsRequest, ListDatabasesRequest, ListOffsetsRequest,
+    ListTablesRequest, PbAddColumn, TableExistsRequest,
 };
 use crate::{Error, ErrorKind, Result};
 
@@ -36,6 +36,43 @@ pub struct BucketKvSnapshot {
     pub snapshot_id: Option<i64>,
     /// The log offset the snapshot covers (changes before it are in it).
     pub log_offset: Option<i64>,
+}
+
+/// A lake snapshot of a lake-enabled table (GetLakeSnapshot): the lake holds every record of
+/// each bucket before its `log_offset`, so a union read continues each bucket's Fluss log
+/// from there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LakeSnapshot {
+    /// The table id the snapshot was committed for.
+    pub table_id: i64,
+    /// The lake's snapshot id (for Iceberg, the Iceberg snapshot id).
+    pub snapshot_id: i64,
+    /// Per bucket, sorted by (partition id, bucket).
+    pub buckets: Vec<BucketLakeOffset>,
+}
+
+/// One bucket of a [`LakeSnapshot`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketLakeOffset {
+    /// The partition id (partitioned tables).
+    pub partition_id: Option<i64>,
+    /// The bucket.
+    pub bucket: i32,
+    /// The log offset the lake holds this bucket's records before (`None`: nothing tiered
+    /// yet, read the bucket from its start).
+    pub log_offset: Option<i64>,
+}
+
+impl LakeSnapshot {
+    /// The log offset a union read starts `bucket` (of `partition_id`) from: the recorded one,
+    /// or 0 when the snapshot has none for it.
+    pub fn start_offset(&self, partition_id: Option<i64>, bucket: i32) -> i64 {
+        self.buckets
+            .iter()
+            .find(|b| b.partition_id == partition_id && b.bucket == bucket)
+            .and_then(|b| b.log_offset)
+            .unwrap_or(0)
+    }
 }
 
 /// Which offset [`Admin::list_offsets`] asks for.
@@ -293,6 +330,41 @@ impl Admin {
             .collect();
         out.sort_by_key(|s| s.bucket);
         Ok(out)
+    }
+
+    /// The latest lake snapshot of a lake-enabled table, or the one with `snapshot_id`
+    /// (GetLakeSnapshot). A table without one is a `NotFound` error (Fluss's
+    /// LakeTableSnapshotNotExistException).
+    pub async fn lake_snapshot(
+        &self,
+        path: &TablePath,
+        snapshot_id: Option<i64>,
+    ) -> Result<LakeSnapshot> {
+        let req = GetLakeSnapshotRequest {
+            table_path: crate::proto::PbTablePath::from(path),
+            snapshot_id,
+            readable: None,
+        };
+        let resp = self
+            .conn
+            .request_coordinator(&req, true)
+            .await
+            .map_err(|e| name_table(e, path))?;
+        let mut buckets: Vec<BucketLakeOffset> = resp
+            .bucket_snapshots
+            .into_iter()
+            .map(|b| BucketLakeOffset {
+                partition_id: b.partition_id,
+                bucket: b.bucket_id,
+                log_offset: b.log_offset,
+            })
+            .collect();
+        buckets.sort_by_key(|b| (b.partition_id, b.bucket));
+        Ok(LakeSnapshot {
+            table_id: resp.table_id,
+            snapshot_id: resp.snapshot_id,
+            buckets,
+        })
     }
 
     /// Offsets of the given buckets (all buckets when `buckets` is empty) of a table or of one of

@@ -24,7 +24,8 @@
 //!   `list_partitions(&TablePath)`, `create_partition(&TablePath, &PartitionSpec, ignore)`,
 //!   `drop_partition(..)`, `list_offsets(&TablePath, partition: Option<&str>, buckets: &[i32],
 //!   OffsetSpec) -> Result<BTreeMap<i32, i64>>` (empty `buckets` = all),
-//!   `list_offsets_by_id(table_id, partition_id: Option<i64>, buckets, OffsetSpec)`.
+//!   `list_offsets_by_id(table_id, partition_id: Option<i64>, buckets, OffsetSpec)`,
+//!   `lake_snapshot(&TablePath, snapshot_id: Option<i64>) -> Result<LakeSnapshot>`.
 //! - [`OffsetSpec`] `{ Earliest, Latest, Timestamp(i64) }`,
 //!   [`PartitionInfo`] `{ partition_id, spec, name }`.
 //! - [`Table`] `{ pub conn, pub info }`: `info()`, `path()`, `connection()`, `has_primary_key()`,
@@ -40,7 +41,9 @@ pub mod retry;
 mod table;
 mod writer_config;
 
-pub use admin::{Admin, BucketKvSnapshot, OffsetSpec, PartitionInfo};
+pub use admin::{
+    Admin, BucketKvSnapshot, BucketLakeOffset, LakeSnapshot, OffsetSpec, PartitionInfo,
+};
 pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
 pub use table::Table;

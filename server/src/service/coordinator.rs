@@ -42,6 +42,10 @@ impl Server {
         for (id, table) in dropped {
             self.tablets.drop_buckets(id, None, true);
             self.remove_remote_log(log_table_rel_dir(&r.database_name, &table, id));
+            #[cfg(feature = "lake")]
+            if let Some(lake) = self.lake.get() {
+                lake.forget(id);
+            }
         }
         Ok(DropDatabaseResponse::default())
     }
@@ -77,13 +81,15 @@ impl Server {
 
     pub(super) fn create_table(&self, r: CreateTableRequest) -> Result<CreateTableResponse> {
         let p = r.table_path;
+        let json = self.lake_table_json(r.table_json)?;
         let mut c = lock(&self.catalog);
-        if let Some(meta) = c.create_table(
-            &p.database_name,
-            &p.table_name,
-            &r.table_json,
-            r.ignore_if_exists,
-        )? {
+        if let Some(meta) =
+            c.create_table(&p.database_name, &p.table_name, &json, r.ignore_if_exists)?
+        {
+            if let Err(e) = self.create_lake_table(&meta) {
+                let _ = c.drop_table(&p.database_name, &p.table_name, true);
+                return Err(e);
+            }
             if !meta.is_partitioned() {
                 if let Err(e) = self.tablets.open_buckets(&meta, None) {
                     let _ = c.drop_table(&p.database_name, &p.table_name, true);
@@ -104,6 +110,10 @@ impl Server {
         if let Some(id) = id {
             self.tablets.drop_buckets(id, None, true);
             self.remove_remote_log(log_table_rel_dir(&p.database_name, &p.table_name, id));
+            #[cfg(feature = "lake")]
+            if let Some(lake) = self.lake.get() {
+                lake.forget(id);
+            }
         }
         Ok(DropTableResponse::default())
     }
@@ -113,7 +123,7 @@ impl Server {
         Ok(GetTableInfoResponse {
             table_id: t.entry.id,
             schema_id: t.entry.schema_id,
-            table_json: t.entry.table_json.as_bytes().to_vec(),
+            table_json: self.table_info_json(&t),
             created_time: t.entry.created,
             modified_time: t.entry.modified,
             remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
@@ -503,6 +513,27 @@ impl Server {
         r: GetLakeSnapshotRequest,
     ) -> Result<GetLakeSnapshotResponse> {
         let t = lock(&self.catalog).table(&r.table_path.database_name, &r.table_path.table_name)?;
+        #[cfg(feature = "lake")]
+        if let Some(s) = self
+            .lake
+            .get()
+            .and_then(|l| l.snapshot(t.entry.id, r.snapshot_id))
+        {
+            return Ok(GetLakeSnapshotResponse {
+                table_id: t.entry.id,
+                snapshot_id: s.snapshot_id,
+                bucket_snapshots: s
+                    .offsets
+                    .iter()
+                    .map(|((partition_id, bucket), off)| PbLakeSnapshotForBucket {
+                        partition_id: *partition_id,
+                        bucket_id: *bucket,
+                        log_offset: Some(*off),
+                        partition_name: None,
+                    })
+                    .collect(),
+            });
+        }
         Err(fluss(
             error_codes::LAKE_SNAPSHOT_NOT_EXIST,
             format!(

@@ -20,6 +20,7 @@ use crate::tablets::{Bucket, TableBucket, Tablets};
 mod apis;
 mod coordinator;
 mod kv_handlers;
+mod lake_tiering;
 mod log_handlers;
 mod tiering;
 
@@ -98,6 +99,14 @@ pub struct Server {
     advertised: OnceLock<(String, u16)>,
     /// `remote.data.dir`, opened (log segments are tiered there when set).
     pub remote: Option<riverlet::remote::RemoteDir>,
+    /// The Iceberg lake of `datalake.format` (set once at start-up, when configured).
+    #[cfg(feature = "lake")]
+    pub lake: OnceLock<Arc<crate::lake::Lake>>,
+}
+
+/// The catalog, locked (for start-up work outside the handlers).
+pub fn lock_catalog(s: &Server) -> std::sync::MutexGuard<'_, Catalog> {
+    lock(&s.catalog)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -145,6 +154,8 @@ impl Server {
             scanner_seq: AtomicU64::new(1),
             advertised: OnceLock::new(),
             remote,
+            #[cfg(feature = "lake")]
+            lake: OnceLock::new(),
         }))
     }
 

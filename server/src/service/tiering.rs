@@ -149,10 +149,12 @@ impl Server {
         );
         dir.put(&format!("metadata/{manifest}"), Bytes::from(json))
             .await?;
+        let keep_from = self.lake_pending_from(meta, tb);
         let removed_local = {
             let mut g = super::write_bucket(bucket);
             g.log.commit_remote(copied, expired, Some(manifest))?;
-            g.log.cleanup_tiered(self.config.tiered_local_segments)?
+            g.log
+                .cleanup_tiered(self.config.tiered_local_segments, keep_from)?
         };
         if removed_local > 0 {
             tracing::info!("{tb}: {removed_local} local log segment(s) now only in remote storage");

@@ -1,0 +1,696 @@
+//! Iceberg tiering of the tables with `table.datalake.enabled` (server feature `lake`): the
+//! Iceberg table of each, its commits every `table.datalake.freshness`, and the lake snapshots
+//! (snapshot id, per-bucket log offset) GetLakeSnapshot answers with.
+//!
+//! The Iceberg table is laid out as Fluss's Iceberg tiering lays it out: table
+//! `<database>.<table>` in the catalog, the Fluss columns then the system columns `__bucket`
+//! (int), `__offset` (long) and `__timestamp` (timestamptz, the batch's commit time), and
+//! partitioned by `identity(__bucket)` (lake tables here have no bucket key). Each commit is
+//! an Iceberg append whose summary carries `commit-user = __fluss_lake_tiering` and
+//! `fluss-offsets`, the path of a JSON file (Fluss's `TableBucketOffsets` form) with the log
+//! offset each bucket is tiered up to (exclusive). Those are the offsets a union read starts
+//! the Fluss log from.
+//!
+//! The catalog is Iceberg's SQL catalog on SQLite (by default `WAREHOUSE/catalog.db`), which
+//! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too. The writing goes through the
+//! iceberg crate (no hand-written Iceberg metadata); it is on arrow 58, reached through the
+//! zero-copy bridge in [`bridge`].
+
+pub mod bridge;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch};
+use iceberg::spec::{
+    DataFileFormat, Literal, NestedField, PartitionKey, PrimitiveType, Schema as IcebergSchema,
+    Struct, Transform, Type, UnboundPartitionSpec,
+};
+use iceberg::transaction::{ApplyTransactionAction, Transaction};
+use iceberg::writer::base_writer::data_file_writer::DataFileWriterBuilder;
+use iceberg::writer::file_writer::location_generator::{
+    DefaultFileNameGenerator, DefaultLocationGenerator,
+};
+use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
+use iceberg::writer::file_writer::ParquetWriterBuilder;
+use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
+use iceberg::{Catalog, CatalogBuilder, NamespaceIdent, TableCreation, TableIdent};
+use iceberg_catalog_sql::{SqlBindStyle, SqlCatalog, SqlCatalogBuilder};
+use riverlet::metadata::{DataType, TypeKind};
+use riverlet::record::log_batch::LogBatchIter;
+use riverlet::{Error, Result};
+
+use crate::catalog::TableMeta;
+use crate::config::ServerConfig;
+
+/// The system column holding the Fluss bucket of a row.
+pub const BUCKET_COLUMN: &str = "__bucket";
+/// The system column holding the Fluss log offset of a row.
+pub const OFFSET_COLUMN: &str = "__offset";
+/// The system column holding the commit timestamp of a row's log batch.
+pub const TIMESTAMP_COLUMN: &str = "__timestamp";
+/// The Iceberg snapshot summary key with the path of the tiered-offsets file (Fluss's name).
+pub const OFFSETS_PROPERTY: &str = "fluss-offsets";
+/// `commit-user` of the snapshots the tiering commits (Fluss's name).
+pub const COMMIT_USER: &str = "__fluss_lake_tiering";
+/// Fluss's default `table.datalake.freshness`.
+const DEFAULT_FRESHNESS: Duration = Duration::from_secs(180);
+/// Bytes read from a bucket's log per read while tiering.
+const READ_CHUNK: usize = 4 * 1024 * 1024;
+
+fn lake_err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Error {
+    Error::internal(format!("lake: {what}: {e}"))
+}
+
+/// `table.datalake.enabled = true`.
+pub fn lake_enabled(meta: &TableMeta) -> bool {
+    meta.descriptor
+        .property(riverlet::metadata::table::keys::DATALAKE_ENABLED)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// `table.datalake.freshness` of a table (Fluss's default 3 min).
+pub fn freshness(meta: &TableMeta) -> Duration {
+    meta.descriptor
+        .property("table.datalake.freshness")
+        .and_then(|v| riverlet::metadata::table::parse_duration_ms(v).ok())
+        .filter(|ms| *ms > 0)
+        .map_or(DEFAULT_FRESHNESS, |ms| Duration::from_millis(ms as u64))
+}
+
+/// One committed lake snapshot of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LakeSnapshot {
+    /// The Iceberg snapshot id.
+    pub snapshot_id: i64,
+    /// When it was committed (epoch ms).
+    pub committed_at: i64,
+    /// (partition id, bucket) -> the log offset the lake holds the rows before.
+    pub offsets: BTreeMap<(Option<i64>, i32), i64>,
+}
+
+#[derive(Debug, Default)]
+struct TableLake {
+    /// Committed snapshots of this Fluss table (this table id), oldest first.
+    snapshots: Vec<LakeSnapshot>,
+    /// When the latest commit round ran (None: not since the server started).
+    last_round: Option<Instant>,
+}
+
+/// The lake of one server: its Iceberg catalog and the lake snapshots of each table.
+pub struct Lake {
+    catalog: SqlCatalog,
+    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`).
+    properties: BTreeMap<String, String>,
+    warehouse: PathBuf,
+    offsets_dir: PathBuf,
+    tables: Mutex<HashMap<i64, TableLake>>,
+    /// One commit at a time per server (rounds and on-demand commits may meet).
+    commit: tokio::sync::Mutex<()>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The Iceberg type of a Fluss column type (Fluss's `FlussDataTypeToIcebergDataType`).
+fn iceberg_type(t: &DataType) -> Result<PrimitiveType> {
+    Ok(match &t.kind {
+        TypeKind::Boolean => PrimitiveType::Boolean,
+        TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int => PrimitiveType::Int,
+        TypeKind::BigInt => PrimitiveType::Long,
+        TypeKind::Float => PrimitiveType::Float,
+        TypeKind::Double => PrimitiveType::Double,
+        TypeKind::Decimal { precision, scale } => PrimitiveType::Decimal {
+            precision: *precision,
+            scale: *scale,
+        },
+        TypeKind::Char { .. } | TypeKind::String => PrimitiveType::String,
+        TypeKind::Binary { .. } | TypeKind::Bytes => PrimitiveType::Binary,
+        TypeKind::Date => PrimitiveType::Date,
+        TypeKind::Time { .. } => PrimitiveType::Time,
+        TypeKind::Timestamp { .. } => PrimitiveType::Timestamp,
+        TypeKind::TimestampLtz { .. } => PrimitiveType::Timestamptz,
+        TypeKind::Array(_) | TypeKind::Map(..) | TypeKind::Row(_) => {
+            return Err(Error::unsupported(format!(
+                "lake tiering of {t} columns is not supported by the embedded server"
+            )))
+        }
+    })
+}
+
+/// The Iceberg schema of a Fluss table: its columns, then the system columns.
+fn iceberg_schema(meta: &TableMeta) -> Result<IcebergSchema> {
+    let mut fields = Vec::new();
+    let mut id = 1;
+    for (c, t) in meta.descriptor.schema.columns.iter().zip(&meta.types) {
+        if [BUCKET_COLUMN, OFFSET_COLUMN, TIMESTAMP_COLUMN].contains(&c.name.as_str()) {
+            return Err(Error::invalid(format!(
+                "column '{}' conflicts with a reserved system column name of lake tables",
+                c.name
+            )));
+        }
+        let ty = Type::Primitive(iceberg_type(t)?);
+        let f = if t.nullable {
+            NestedField::optional(id, &c.name, ty)
+        } else {
+            NestedField::required(id, &c.name, ty)
+        };
+        fields.push(Arc::new(f));
+        id += 1;
+    }
+    for (name, ty) in [
+        (BUCKET_COLUMN, PrimitiveType::Int),
+        (OFFSET_COLUMN, PrimitiveType::Long),
+        (TIMESTAMP_COLUMN, PrimitiveType::Timestamptz),
+    ] {
+        fields.push(Arc::new(NestedField::required(
+            id,
+            name,
+            Type::Primitive(ty),
+        )));
+        id += 1;
+    }
+    IcebergSchema::builder()
+        .with_fields(fields)
+        .build()
+        .map_err(|e| lake_err("schema", e))
+}
+
+/// Why the embedded server cannot tier this table to the lake (None: it can).
+pub fn unsupported_reason(meta: &TableMeta) -> Option<String> {
+    if meta.is_pk() {
+        return Some("primary-key tables".into());
+    }
+    if meta.is_partitioned() {
+        return Some("partitioned tables".into());
+    }
+    if !meta.descriptor.bucket_keys.is_empty() {
+        return Some("tables with a bucket key (bucket.key)".into());
+    }
+    if !matches!(meta.log_format, riverlet::metadata::LogFormat::Arrow) {
+        return Some("log formats other than ARROW".into());
+    }
+    if let Err(e) = iceberg_schema(meta) {
+        return Some(e.message().to_string());
+    }
+    None
+}
+
+fn ident(meta: &TableMeta) -> Result<TableIdent> {
+    TableIdent::from_strs([meta.entry.database.as_str(), meta.entry.name.as_str()])
+        .map_err(|e| lake_err("table name", e))
+}
+
+/// Fluss's `TableBucketOffsets` JSON (version 1) of a non-partitioned table.
+fn offsets_json(
+    table_id: i64,
+    buckets: i32,
+    offsets: &BTreeMap<(Option<i64>, i32), i64>,
+) -> Vec<u8> {
+    let arr: Vec<i64> = (0..buckets)
+        .map(|b| offsets.get(&(None, b)).copied().unwrap_or(-1))
+        .collect();
+    serde_json::to_vec(&serde_json::json!({
+        "version": 1,
+        "table_id": table_id,
+        "bucket_offsets": arr,
+    }))
+    .unwrap_or_default()
+}
+
+/// (partition id, bucket) -> log offset.
+type BucketOffsets = BTreeMap<(Option<i64>, i32), i64>;
+
+fn parse_offsets_json(bytes: &[u8]) -> Option<(i64, BucketOffsets)> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let table_id = v.get("table_id")?.as_i64()?;
+    let mut out = BTreeMap::new();
+    for (b, o) in v.get("bucket_offsets")?.as_array()?.iter().enumerate() {
+        let o = o.as_i64()?;
+        if o >= 0 {
+            out.insert((None, b as i32), o);
+        }
+    }
+    Some((table_id, out))
+}
+
+fn path_of(location: &str) -> PathBuf {
+    PathBuf::from(location.strip_prefix("file://").unwrap_or(location))
+}
+
+impl Lake {
+    /// Opens (creating when missing) the Iceberg catalog `config` names, or None when no
+    /// `datalake.format` is set.
+    pub async fn open(config: &ServerConfig) -> Result<Option<Arc<Lake>>> {
+        if config.datalake_format.is_none() {
+            return Ok(None);
+        }
+        let props = &config.datalake_iceberg;
+        let Some(warehouse) = props.get("warehouse") else {
+            return Err(Error::invalid(
+                "datalake.format is set but datalake.iceberg.warehouse is not: the embedded \
+                 server needs a local warehouse directory",
+            ));
+        };
+        let warehouse = PathBuf::from(warehouse.strip_prefix("file://").unwrap_or(warehouse));
+        std::fs::create_dir_all(&warehouse).map_err(|e| {
+            Error::from(e).context(format!(
+                "datalake.iceberg.warehouse {}",
+                warehouse.display()
+            ))
+        })?;
+        let warehouse = std::fs::canonicalize(&warehouse).unwrap_or(warehouse);
+        let uri = match props.get("uri") {
+            Some(u) => u.clone(),
+            None => format!("sqlite:{}?mode=rwc", warehouse.join("catalog.db").display()),
+        };
+        let name = props
+            .get("name")
+            .cloned()
+            .unwrap_or_else(|| "fluss-iceberg-catalog".to_string());
+        let bind = if uri.starts_with("postgres") {
+            SqlBindStyle::DollarNumeric
+        } else {
+            SqlBindStyle::QMark
+        };
+        let catalog = SqlCatalogBuilder::default()
+            .uri(uri.clone())
+            .warehouse_location(format!("file://{}", warehouse.display()))
+            .sql_bind_style(bind)
+            .with_storage_factory(Arc::new(iceberg::io::LocalFsStorageFactory))
+            .load(name, HashMap::new())
+            .await
+            .map_err(|e| lake_err(format!("open the SQL catalog {uri}"), e))?;
+        let offsets_dir = config.data_dir.join("lake-offsets");
+        std::fs::create_dir_all(&offsets_dir)
+            .map_err(|e| Error::from(e).context(format!("{}", offsets_dir.display())))?;
+        let properties = BTreeMap::from([
+            ("type".to_string(), "sql".to_string()),
+            ("warehouse".to_string(), warehouse.display().to_string()),
+            ("uri".to_string(), uri),
+            (
+                "name".to_string(),
+                props
+                    .get("name")
+                    .cloned()
+                    .unwrap_or_else(|| "fluss-iceberg-catalog".into()),
+            ),
+        ]);
+        Ok(Some(Arc::new(Lake {
+            catalog,
+            properties,
+            warehouse,
+            offsets_dir,
+            tables: Mutex::new(HashMap::new()),
+            commit: tokio::sync::Mutex::new(()),
+        })))
+    }
+
+    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`): what a lake
+    /// reader opens the catalog with. GetTableInfo hands them to clients as
+    /// `table.datalake.iceberg.*` table properties, as Fluss does.
+    pub fn properties(&self) -> &BTreeMap<String, String> {
+        &self.properties
+    }
+
+    /// The warehouse directory.
+    pub fn warehouse(&self) -> &Path {
+        &self.warehouse
+    }
+
+    /// The catalog (for readers in this process).
+    pub fn catalog(&self) -> &SqlCatalog {
+        &self.catalog
+    }
+
+    /// Creates the Iceberg table of a lake-enabled Fluss table; an existing one with the same
+    /// schema is taken over (as Fluss does when a table is re-created).
+    pub async fn create_table(&self, meta: &TableMeta) -> Result<()> {
+        if let Some(why) = unsupported_reason(meta) {
+            return Err(Error::unsupported(format!(
+                "table.datalake.enabled: the embedded server does not tier {why} to the lake \
+                 (table {})",
+                meta.path()
+            )));
+        }
+        let schema = iceberg_schema(meta)?;
+        let id = ident(meta)?;
+        let ns = NamespaceIdent::new(meta.entry.database.clone());
+        let exists = self
+            .catalog
+            .namespace_exists(&ns)
+            .await
+            .map_err(|e| lake_err("namespace", e))?;
+        if !exists {
+            self.catalog
+                .create_namespace(&ns, HashMap::new())
+                .await
+                .map_err(|e| lake_err(format!("create namespace {}", meta.entry.database), e))?;
+        }
+        if self
+            .catalog
+            .table_exists(&id)
+            .await
+            .map_err(|e| lake_err("table exists", e))?
+        {
+            let t = self
+                .catalog
+                .load_table(&id)
+                .await
+                .map_err(|e| lake_err("load table", e))?;
+            let have = t.metadata().current_schema();
+            let same = have.as_struct().fields().len() == schema.as_struct().fields().len()
+                && have
+                    .as_struct()
+                    .fields()
+                    .iter()
+                    .zip(schema.as_struct().fields())
+                    .all(|(a, b)| {
+                        a.name == b.name && a.field_type == b.field_type && a.required == b.required
+                    });
+            if !same {
+                return Err(Error::from_fluss(
+                    riverlet::error::codes::LAKE_TABLE_ALREADY_EXIST,
+                    format!(
+                        "The table {} already exists in the Iceberg catalog with another \
+                         schema; drop it there first or use another table name.",
+                        meta.path()
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        let bucket_id = schema
+            .field_by_name(BUCKET_COLUMN)
+            .map(|f| f.id)
+            .ok_or_else(|| lake_err("schema", "no __bucket column"))?;
+        let spec = UnboundPartitionSpec::builder()
+            .add_partition_field(bucket_id, BUCKET_COLUMN, Transform::Identity)
+            .map_err(|e| lake_err("partition spec", e))?
+            .build();
+        let creation = TableCreation::builder()
+            .name(meta.entry.name.clone())
+            .schema(schema)
+            .partition_spec(spec)
+            .build();
+        self.catalog
+            .create_table(&ns, creation)
+            .await
+            .map_err(|e| lake_err(format!("create Iceberg table {}", meta.path()), e))?;
+        // the first commit comes one freshness interval after the creation
+        lock(&self.tables)
+            .entry(meta.entry.id)
+            .or_default()
+            .last_round = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Loads the lake snapshots of the lake-enabled tables from their Iceberg tables (at
+    /// start-up): the snapshots committed by the tiering for this table id.
+    pub async fn recover(&self, tables: &[Arc<TableMeta>]) {
+        for meta in tables.iter().filter(|m| lake_enabled(m)) {
+            match self.load_snapshots(meta).await {
+                Ok(s) => {
+                    lock(&self.tables)
+                        .entry(meta.entry.id)
+                        .or_default()
+                        .snapshots = s;
+                }
+                Err(e) => tracing::warn!("{}: loading its lake snapshots failed: {e}", meta.path()),
+            }
+        }
+    }
+
+    async fn load_snapshots(&self, meta: &TableMeta) -> Result<Vec<LakeSnapshot>> {
+        let id = ident(meta)?;
+        let t = self
+            .catalog
+            .load_table(&id)
+            .await
+            .map_err(|e| lake_err("load table", e))?;
+        let mut out = Vec::new();
+        let mut snaps: Vec<_> = t.metadata().snapshots().cloned().collect();
+        snaps.sort_by_key(|s| s.sequence_number());
+        for s in snaps {
+            let Some(path) = s.summary().additional_properties.get(OFFSETS_PROPERTY) else {
+                continue;
+            };
+            let Ok(bytes) = std::fs::read(path_of(path)) else {
+                continue;
+            };
+            let Some((table_id, offsets)) = parse_offsets_json(&bytes) else {
+                continue;
+            };
+            if table_id == meta.entry.id {
+                out.push(LakeSnapshot {
+                    snapshot_id: s.snapshot_id(),
+                    committed_at: s.timestamp_ms(),
+                    offsets,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The latest lake snapshot of a table, or the one with `snapshot_id`.
+    pub fn snapshot(&self, table_id: i64, snapshot_id: Option<i64>) -> Option<LakeSnapshot> {
+        let g = lock(&self.tables);
+        let snaps = &g.get(&table_id)?.snapshots;
+        match snapshot_id {
+            None => snaps.last().cloned(),
+            Some(id) => snaps.iter().find(|s| s.snapshot_id == id).cloned(),
+        }
+    }
+
+    /// Forgets a dropped table's state (its Iceberg table stays, as with Fluss).
+    pub fn forget(&self, table_id: i64) {
+        lock(&self.tables).remove(&table_id);
+    }
+
+    /// Whether the table's freshness interval has passed since its latest commit round.
+    pub fn due(&self, meta: &TableMeta) -> bool {
+        let g = lock(&self.tables);
+        match g.get(&meta.entry.id).and_then(|t| t.last_round) {
+            None => true,
+            Some(at) => at.elapsed() >= freshness(meta),
+        }
+    }
+
+    /// Commits to the lake every row of `meta` below each bucket's high watermark that the
+    /// latest lake snapshot does not hold yet. Returns the new snapshot (None: nothing new).
+    pub async fn commit_table(
+        &self,
+        server: &crate::service::Server,
+        meta: &Arc<TableMeta>,
+    ) -> Result<Option<LakeSnapshot>> {
+        let _one = self.commit.lock().await;
+        lock(&self.tables)
+            .entry(meta.entry.id)
+            .or_default()
+            .last_round = Some(Instant::now());
+        let prev = self.snapshot(meta.entry.id, None);
+        let id = ident(meta)?;
+        let table = self
+            .catalog
+            .load_table(&id)
+            .await
+            .map_err(|e| lake_err(format!("load Iceberg table {}", meta.path()), e))?;
+        let ice_schema = table.metadata().current_schema().clone();
+        let arrow58 = Arc::new(
+            iceberg::arrow::schema_to_arrow_schema(&ice_schema)
+                .map_err(|e| lake_err("arrow schema", e))?,
+        );
+        let ours = bridge::schema_from_58(&arrow58)?;
+        let mut offsets = prev.as_ref().map(|p| p.offsets.clone()).unwrap_or_default();
+        let mut files = Vec::new();
+        let mut any = false;
+        let prefix = uuid::Uuid::new_v4().to_string();
+        for bucket in 0..meta.buckets {
+            let from = offsets.get(&(None, bucket)).copied().unwrap_or(0);
+            let (batches, next) = read_bucket(server, meta, bucket, from, &ours)?;
+            offsets.insert((None, bucket), next);
+            if batches.is_empty() {
+                continue;
+            }
+            any = true;
+            let location = DefaultLocationGenerator::new(table.metadata())
+                .map_err(|e| lake_err("location", e))?;
+            let names = DefaultFileNameGenerator::new(
+                format!("{prefix}-b{bucket}"),
+                None,
+                DataFileFormat::Parquet,
+            );
+            let pw = ParquetWriterBuilder::new(Default::default(), ice_schema.clone());
+            let rolling = RollingFileWriterBuilder::new_with_default_file_size(
+                pw,
+                table.file_io().clone(),
+                location,
+                names,
+            );
+            let key = PartitionKey::new(
+                table.metadata().default_partition_spec().as_ref().clone(),
+                ice_schema.clone(),
+                Struct::from_iter([Some(Literal::int(bucket))]),
+            );
+            let mut w = DataFileWriterBuilder::new(rolling)
+                .build(Some(key))
+                .await
+                .map_err(|e| lake_err("data file writer", e))?;
+            for b in batches {
+                let b58 = bridge::batch_to_58(b, arrow58.clone())?;
+                w.write(b58).await.map_err(|e| lake_err("write", e))?;
+            }
+            files.extend(
+                w.close()
+                    .await
+                    .map_err(|e| lake_err("close data file", e))?,
+            );
+        }
+        if !any {
+            return Ok(None);
+        }
+        let file = self.offsets_dir.join(format!(
+            "{}-{}.offsets",
+            meta.entry.id,
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::write(&file, offsets_json(meta.entry.id, meta.buckets, &offsets))
+            .map_err(|e| Error::from(e).context(format!("write {}", file.display())))?;
+        let props = HashMap::from([
+            (OFFSETS_PROPERTY.to_string(), file.display().to_string()),
+            ("commit-user".to_string(), COMMIT_USER.to_string()),
+        ]);
+        let tx = Transaction::new(&table);
+        let tx = tx
+            .fast_append()
+            .add_data_files(files)
+            .set_snapshot_properties(props)
+            .apply(tx)
+            .map_err(|e| lake_err("append", e))?;
+        let table = tx
+            .commit(&self.catalog)
+            .await
+            .map_err(|e| lake_err(format!("commit to Iceberg table {}", meta.path()), e))?;
+        let snap = table
+            .metadata()
+            .current_snapshot()
+            .ok_or_else(|| lake_err("commit", "no current snapshot after the commit"))?;
+        let s = LakeSnapshot {
+            snapshot_id: snap.snapshot_id(),
+            committed_at: snap.timestamp_ms(),
+            offsets,
+        };
+        lock(&self.tables)
+            .entry(meta.entry.id)
+            .or_default()
+            .snapshots
+            .push(s.clone());
+        Ok(Some(s))
+    }
+}
+
+/// The rows of one bucket from offset `from` up to its high watermark, with the system
+/// columns, cast to `target` (the Iceberg table's arrow types). Returns them and the offset
+/// after the last one read.
+fn read_bucket(
+    server: &crate::service::Server,
+    meta: &TableMeta,
+    bucket: i32,
+    from: i64,
+    target: &arrow_schema::SchemaRef,
+) -> Result<(Vec<RecordBatch>, i64)> {
+    let tb = crate::tablets::TableBucket {
+        table_id: meta.entry.id,
+        partition_id: None,
+        bucket,
+    };
+    let b = server.tablets.get(&tb)?;
+    let g = b.read().unwrap_or_else(|p| p.into_inner());
+    let hw = g.log.high_watermark();
+    let mut at = from.max(g.log.log_start_offset());
+    if at < g.log.local_log_start_offset() {
+        // Rows only in remote segments are not read back for the lake (yet).
+        return Err(Error::unsupported(format!(
+            "{tb}: lake tiering from offset {at}, which is only in remote storage now (local \
+             log starts at {})",
+            g.log.local_log_start_offset()
+        )));
+    }
+    let mut out = Vec::new();
+    while at < hw {
+        let buf = g.log.read(at, READ_CHUNK, true)?;
+        if buf.is_empty() {
+            break;
+        }
+        let mut progressed = false;
+        for item in LogBatchIter::new(&buf) {
+            let lb = item?;
+            if lb.next_offset() <= at {
+                continue;
+            }
+            if lb.base_offset() >= hw {
+                at = hw;
+                break;
+            }
+            progressed = true;
+            let schema = meta.arrow_of(lb.schema_id() as i32)?;
+            let (_, rows) = lb.arrow_records(schema)?;
+            let base = lb.base_offset();
+            let skip = (at - base).max(0) as usize;
+            let end = ((hw.min(lb.next_offset()) - base) as usize).min(rows.num_rows());
+            if skip < end {
+                let rows = rows.slice(skip, end - skip);
+                out.push(with_system_columns(
+                    &rows,
+                    bucket,
+                    base + skip as i64,
+                    lb.commit_timestamp(),
+                    target,
+                )?);
+            }
+            at = lb.next_offset().min(hw);
+        }
+        if !progressed {
+            break;
+        }
+    }
+    Ok((out, at.max(from)))
+}
+
+/// `rows` (user columns of one log batch, possibly of an older schema with fewer columns)
+/// with the system columns appended, every column cast to `target`'s type.
+fn with_system_columns(
+    rows: &RecordBatch,
+    bucket: i32,
+    first_offset: i64,
+    commit_ts_ms: i64,
+    target: &arrow_schema::SchemaRef,
+) -> Result<RecordBatch> {
+    let n = rows.num_rows();
+    let user = target.fields().len() - 3;
+    let mut cols: Vec<ArrayRef> = Vec::with_capacity(target.fields().len());
+    for (i, f) in target.fields().iter().take(user).enumerate() {
+        let col = match rows.columns().get(i) {
+            Some(c) => arrow_cast::cast(c, f.data_type())
+                .map_err(|e| lake_err(format!("column {}", f.name()), e))?,
+            None => arrow_array::new_null_array(f.data_type(), n),
+        };
+        cols.push(col);
+    }
+    cols.push(Arc::new(Int32Array::from(vec![bucket; n])));
+    cols.push(Arc::new(Int64Array::from_iter_values(
+        (0..n as i64).map(|i| first_offset + i),
+    )));
+    let ts: ArrayRef = Arc::new(arrow_array::TimestampMillisecondArray::from(vec![
+        commit_ts_ms;
+        n
+    ]));
+    cols.push(
+        arrow_cast::cast(&ts, target.field(user + 2).data_type())
+            .map_err(|e| lake_err("__timestamp", e))?,
+    );
+    RecordBatch::try_new(target.clone(), cols).map_err(|e| lake_err("batch", e))
+}
