@@ -62,6 +62,10 @@ run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh
 # Python: the riverlet package (its own virtualenv .venv) and the official client's interop
 # suite (pyfluss pins pandas 3, so it gets .venv-interop).
 run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
+# Flight SQL (sql/: `riverlet flight`) with real clients from PyPI, pyarrow.flight and the ADBC
+# Flight SQL driver (in .venv from the suite above), against `riverlet serve`.
+run_suite "flight sql (pyarrow.flight + adbc)" \
+  "$ROOT/.venv/bin/python" -m pytest -q tests/flight
 # Reliability scripts (tests/reliability, RELIABILITY.md), short runs: the riverlet package in
 # .venv from the suite above, `riverlet serve` from the cargo build.
 run_suite "kill -9 crash safety (3 cycles)" \

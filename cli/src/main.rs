@@ -106,6 +106,12 @@ enum Command {
         #[command(flatten)]
         conn: ConnArgs,
     },
+    /// `riverlet sql ...` and `riverlet flight ...` (and any `riverlet NAME`) run the program
+    /// `riverlet-NAME` found next to this one or on PATH, git-style: SQL and Flight SQL live in
+    /// the riverlet-sql crate (DataFusion), so building `riverlet` (and `make demo`) does not
+    /// compile DataFusion. Build them with `cargo build -p riverlet-sql`.
+    #[command(external_subcommand)]
+    External(Vec<String>),
 }
 
 #[derive(Args)]
@@ -159,6 +165,7 @@ fn main() {
     let result = match cli.command {
         Command::Serve(args) => riverlet_server::run_cli_serve(&args),
         Command::Demo => demo::run(),
+        Command::External(args) => external(&args),
         Command::Tables { conn, database } => tables(&conn, database.as_deref()),
         Command::CreateTable {
             table,
@@ -203,6 +210,34 @@ fn main() {
     if let Err(e) = result {
         eprintln!("riverlet: {e}");
         std::process::exit(1);
+    }
+}
+
+/// Runs `riverlet-<name>` (next to this executable, else on PATH) with the remaining arguments
+/// and exits with its status.
+fn external(args: &[String]) -> Result<()> {
+    let Some((name, rest)) = args.split_first() else {
+        return Err(Error::invalid("no command given (see riverlet --help)"));
+    };
+    let program = format!("riverlet-{name}");
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join(&program)))
+        .filter(|p| p.is_file());
+    let mut command = match &beside {
+        Some(path) => std::process::Command::new(path),
+        None => std::process::Command::new(&program),
+    };
+    match command.args(rest).status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::invalid(format!(
+            "'{name}' is not a riverlet command, and no program '{program}' was found next to \
+             riverlet or on PATH (sql and flight come with `cargo build -p riverlet-sql`)"
+        ))),
+        Err(e) => Err(Error::new(
+            riverlet::ErrorKind::Io,
+            format!("cannot run {program}: {e}"),
+        )),
     }
 }
 
