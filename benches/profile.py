@@ -59,13 +59,15 @@ def main() -> None:
     server = run.Server(work / "server")
     try:
         base = {"bootstrap": server.bootstrap, "buckets": args.buckets, "data": str(data)}
-        load = run.run_worker(dict(base, op="create_load", contender="pyfluss", table="bench.scan"),
-                              600)
-        print(f"loaded {load['rows']:,} rows ({shape['arrow_bytes'] / 1e6:.0f} MB Arrow)")
         spec = dict(base, op=args.op, contender=args.contender, table="bench.scan")
-        if args.op == "append":
-            spec["table"] = "bench.append_profile"
-        elif args.op == "between":
+        if args.op in ("append", "upsert"):
+            # writes make their own table; nothing to load
+            spec.update(table=f"bench.{args.op}_profile", rows=args.rows)
+        else:
+            load = run.run_worker(
+                dict(base, op="create_load", contender="pyfluss", table="bench.scan"), 600)
+            print(f"loaded {load['rows']:,} rows ({shape['arrow_bytes'] / 1e6:.0f} MB Arrow)")
+        if args.op == "between":
             stamps = load["slice_ts"]
             mid = len(load["slice_rows"]) // 2 - 1
             spec.update(start_ms=stamps[mid], end_ms=stamps[mid + 1])
@@ -83,7 +85,7 @@ def main() -> None:
         print("worker:", (cli.stdout.strip().splitlines() or [cli.stderr[-2000:]])[-1])
         print(f"\n== client ({args.contender} {args.op}) self time, top symbols ==")
         print(top(cli_data, args.top))
-        print("\n== server during that scan ==")
+        print(f"\n== server during that {args.op} ==")
         print(top(srv_data, args.top))
     finally:
         server.stop()

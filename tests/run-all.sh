@@ -36,6 +36,21 @@ setup_interop_venv() {
   "$PY" -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt
 }
 
+setup_moto_venv() {
+  if [ ! -x "$MOTO_VENV/bin/python" ]; then
+    python3 -m venv "$MOTO_VENV" || return 1
+  fi
+  "$MOTO_VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements-moto.txt
+}
+
+# moto's S3 server for the tiered-storage tests on S3 (core/tests/tiered_log.rs); without it
+# those tests report themselves skipped.
+MOTO_VENV=$ROOT/.venv-moto
+run_suite "moto venv (S3 endpoint of the tiering tests)" setup_moto_venv
+if [ -x "$MOTO_VENV/bin/moto_server" ]; then
+  export RIVERLET_MOTO_SERVER="$MOTO_VENV/bin/moto_server"
+fi
+
 # The Rust side first: lint, build, unit and integration tests against the embedded server.
 run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings

@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench_support import RiverletServe, replace_section, target_dir  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 START = "<!-- jvm-boundary: written by benches/jvm/run.py -->"
@@ -38,10 +41,6 @@ def log(msg: str) -> None:
 def sh(cmd: list[str], **kw) -> str:
     log(" ".join(cmd))
     return subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, cwd=ROOT, **kw).stdout
-
-
-def target_dir() -> Path:
-    return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 
 
 def build() -> None:
@@ -62,30 +61,6 @@ def java_classpath() -> str:
             "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={f.name}"])
         deps = Path(f.name).read_text().strip()
     return os.pathsep.join([jars[0], deps])
-
-
-class Server:
-    def __init__(self, data_dir: Path):
-        exe = target_dir() / "release" / "riverlet"
-        self.proc = subprocess.Popen(
-            [str(exe), "serve", "--data-dir", str(data_dir), "--port", "0", "--fsync", "never"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        deadline = time.monotonic() + 60
-        self.bootstrap = None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith("bootstrap:"):
-                self.bootstrap = line.split(":", 1)[1].strip()
-                break
-        if not self.bootstrap:
-            self.proc.kill()
-            sys.exit("riverlet serve did not print its bootstrap address")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(30)
 
 
 def runs_of(output: str) -> list[dict]:
@@ -112,7 +87,7 @@ def main() -> None:
             "-XX:+IgnoreUnrecognizedVMOptions", "-cp", cp, str(HERE / "ScanBench.java")]
 
     with tempfile.TemporaryDirectory(prefix="riverlet-jvm-bench-") as tmp:
-        server = Server(Path(tmp) / "data")
+        server = RiverletServe(Path(tmp) / "data")
         try:
             table = "bench.scan_10m" if args.rows == 10_000_000 else f"bench.scan_{args.rows}"
             t0 = time.monotonic()
@@ -166,13 +141,7 @@ def main() -> None:
     print(section)
 
     out = Path(args.out)
-    text = out.read_text() if out.exists() else ""
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    out.write_text(text)
+    replace_section(out, START, END, section)
     log(f"wrote {out} ({time.monotonic() - t_start:.0f} s in all)")
 
 

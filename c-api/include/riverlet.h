@@ -230,7 +230,9 @@ typedef struct RiverletReadOptions {
   // true: the changelog form: `_change_type`, `_log_offset`, `_commit_timestamp` columns
   // before the table's (for primary-key tables every change, not folded).
   bool changelog;
-  // true: snapshot-only read of a primary-key table (no log changes; not with a window).
+  // true: read-optimized read of a primary-key table (Fluss's read.optimized): each bucket's
+  // latest KV snapshot without the log changes after it (possibly stale; a bucket without a
+  // snapshot yet gives no rows). Not with a window nor `changelog`.
   bool read_optimized;
   // At most this many rows per stream batch; 0 or less: batches as they come.
   int64_t batch_size;
@@ -352,6 +354,15 @@ enum RiverletStatus riverlet_drop_table(const struct RiverletConnection *connect
                                         const char *database,
                                         const char *table,
                                         bool ignore_if_not_exists);
+
+// `ALTER TABLE database.table ADD COLUMN ...`: appends the fields of `columns` (a record-batch
+// ArrowSchema, format "+s"; every field nullable and new) at the end. Rows written before read
+// the new columns as null; table handles opened earlier keep the old schema (get the table
+// again). A NOT NULL or existing column is INVALID_ARGUMENT naming it.
+enum RiverletStatus riverlet_add_columns(const struct RiverletConnection *connection,
+                                         const char *database,
+                                         const char *table,
+                                         const struct ArrowSchema *columns);
 
 // Writes whether table `database`.`table` exists to `*out_exists`.
 enum RiverletStatus riverlet_table_exists(const struct RiverletConnection *connection,
@@ -540,7 +551,9 @@ enum RiverletStatus riverlet_table_prefix_lookup(const struct RiverletTable *tab
 // temporary directory that is deleted by riverlet_local_server_free. `port`: TCP port on
 // 127.0.0.1, 0 for a free one. Options (parallel arrays of `num_options` keys and values, may
 // be NULL when 0): "host" (bind and advertise, default 127.0.0.1), "fsync" ("always" default, or
-// "never"), "default.bucket.number", and "sasl.user.<name>" = password (enables SASL/PLAIN).
+// "never"), "sasl.user.<name>" = password (enables SASL/PLAIN), and every server option by its
+// Apache Fluss name (riverlet_server::SERVER_OPTIONS, e.g. "default.bucket.number",
+// "remote.data.dir", "log.segment.file-size"); an unknown key is an error naming it.
 enum RiverletStatus riverlet_local_server_start(const char *data_dir,
                                                 uint16_t port,
                                                 const char *const *option_keys,
@@ -553,6 +566,11 @@ enum RiverletStatus riverlet_local_server_start(const char *data_dir,
 // freed. CLOSED after riverlet_local_server_stop.
 enum RiverletStatus riverlet_local_server_bootstrap_servers(const struct RiverletLocalServer *server,
                                                             const char **out_bootstrap_servers);
+
+// Takes a KV snapshot of every primary-key bucket whose state changed since its latest one,
+// now (what the "kv.snapshot.interval" task does periodically); returns once they are written.
+// CLOSED after riverlet_local_server_stop.
+enum RiverletStatus riverlet_local_server_take_kv_snapshots(const struct RiverletLocalServer *server);
 
 // Stops the server (all acknowledged data is on disk when it returns). The handle stays valid
 // until riverlet_local_server_free; stopping twice returns CLOSED.

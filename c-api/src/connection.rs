@@ -390,6 +390,35 @@ pub unsafe extern "C" fn riverlet_drop_table(
     guard(|| unsafe { drop_table_impl(connection, database, table, ignore_if_not_exists) })
 }
 
+unsafe fn add_columns_impl(
+    conn: *const RiverletConnection,
+    database: *const c_char,
+    table: *const c_char,
+    columns: *const FFI_ArrowSchema,
+) -> CallResult<()> {
+    let c = connection(conn)?;
+    // SAFETY: C strings per the function's contract.
+    let path = unsafe { table_path(database, table) }?;
+    // SAFETY: NULL or a valid schema per the function's contract.
+    let arrow = unsafe { import_schema(columns, "columns") }?;
+    let columns = riverlet::metadata::AddColumn::from_arrow(&arrow)?;
+    Ok(c.admin().add_columns(&path, &columns)?)
+}
+
+/// `ALTER TABLE database.table ADD COLUMN ...`: appends the fields of `columns` (a record-batch
+/// ArrowSchema, format "+s"; every field nullable and new) at the end. Rows written before read
+/// the new columns as null; table handles opened earlier keep the old schema (get the table
+/// again). A NOT NULL or existing column is INVALID_ARGUMENT naming it.
+#[no_mangle]
+pub unsafe extern "C" fn riverlet_add_columns(
+    connection: *const RiverletConnection,
+    database: *const c_char,
+    table: *const c_char,
+    columns: *const FFI_ArrowSchema,
+) -> RiverletStatus {
+    guard(|| unsafe { add_columns_impl(connection, database, table, columns) })
+}
+
 unsafe fn table_exists_impl(
     conn: *const RiverletConnection,
     database: *const c_char,

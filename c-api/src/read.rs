@@ -41,7 +41,9 @@ pub struct RiverletReadOptions {
     /// true: the changelog form: `_change_type`, `_log_offset`, `_commit_timestamp` columns
     /// before the table's (for primary-key tables every change, not folded).
     pub changelog: bool,
-    /// true: snapshot-only read of a primary-key table (no log changes; not with a window).
+    /// true: read-optimized read of a primary-key table (Fluss's read.optimized): each bucket's
+    /// latest KV snapshot without the log changes after it (possibly stale; a bucket without a
+    /// snapshot yet gives no rows). Not with a window nor `changelog`.
     pub read_optimized: bool,
     /// At most this many rows per stream batch; 0 or less: batches as they come.
     pub batch_size: i64,

@@ -49,21 +49,7 @@ fn config_from_options(
                     _ => return Err(bad("'always' or 'never'").into()),
                 }
             }
-            "default.bucket.number" => {
-                config.default_bucket_number = value
-                    .trim()
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| bad("a positive integer"))?
-            }
-            _ => {
-                return Err(Error::invalid(format!(
-                    "unknown server option '{key}'; accepted: host, fsync, \
-                     default.bucket.number, sasl.user.<name>"
-                ))
-                .into())
-            }
+            _ => config.set(&key, &value)?,
         }
     }
     Ok(config)
@@ -111,7 +97,9 @@ unsafe fn start_impl(
 /// temporary directory that is deleted by riverlet_local_server_free. `port`: TCP port on
 /// 127.0.0.1, 0 for a free one. Options (parallel arrays of `num_options` keys and values, may
 /// be NULL when 0): "host" (bind and advertise, default 127.0.0.1), "fsync" ("always" default, or
-/// "never"), "default.bucket.number", and "sasl.user.<name>" = password (enables SASL/PLAIN).
+/// "never"), "sasl.user.<name>" = password (enables SASL/PLAIN), and every server option by its
+/// Apache Fluss name (riverlet_server::SERVER_OPTIONS, e.g. "default.bucket.number",
+/// "remote.data.dir", "log.segment.file-size"); an unknown key is an error naming it.
 #[no_mangle]
 pub unsafe extern "C" fn riverlet_local_server_start(
     data_dir: *const c_char,
@@ -161,6 +149,28 @@ pub unsafe extern "C" fn riverlet_local_server_bootstrap_servers(
     out_bootstrap_servers: *mut *const c_char,
 ) -> RiverletStatus {
     guard(|| unsafe { bootstrap_impl(server, out_bootstrap_servers) })
+}
+
+fn take_kv_snapshots_impl(server: *const RiverletLocalServer) -> CallResult<()> {
+    let state = SERVERS.get(server, "server")?;
+    let g = state.server.lock().unwrap_or_else(|p| p.into_inner());
+    match g.as_ref() {
+        Some(s) => {
+            s.take_kv_snapshots();
+            Ok(())
+        }
+        None => Err(Error::new(ErrorKind::Closed, "the local server was stopped").into()),
+    }
+}
+
+/// Takes a KV snapshot of every primary-key bucket whose state changed since its latest one,
+/// now (what the "kv.snapshot.interval" task does periodically); returns once they are written.
+/// CLOSED after riverlet_local_server_stop.
+#[no_mangle]
+pub extern "C" fn riverlet_local_server_take_kv_snapshots(
+    server: *const RiverletLocalServer,
+) -> RiverletStatus {
+    guard(|| take_kv_snapshots_impl(server))
 }
 
 fn stop_impl(server: *const RiverletLocalServer) -> CallResult<()> {

@@ -71,6 +71,17 @@ enum Command {
         #[command(flatten)]
         conn: ConnArgs,
     },
+    /// ALTER TABLE ... ADD COLUMN: append nullable columns; rows written before read them as
+    /// null.
+    AddColumns {
+        /// The table, as database.table.
+        table: String,
+        /// The columns, e.g. "note STRING, qty BIGINT".
+        #[arg(long)]
+        columns: String,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
     /// Write rows given as JSON (a list of rows, each a list in column order or an object):
     /// appended to a log table, upserted into a primary-key table.
     Write {
@@ -103,6 +114,10 @@ enum Command {
         /// Show the changelog (change type, offset, commit timestamp) instead of the rows.
         #[arg(long)]
         changelog: bool,
+        /// Primary-key tables: each bucket's latest KV snapshot without the log changes after
+        /// it (Fluss's read.optimized; possibly stale).
+        #[arg(long = "read-optimized")]
+        read_optimized: bool,
         #[command(flatten)]
         conn: ConnArgs,
     },
@@ -186,6 +201,11 @@ fn main() {
             bucket_key,
             &properties,
         ),
+        Command::AddColumns {
+            table,
+            columns,
+            conn,
+        } => add_columns(&conn, &table, &columns),
         Command::Write { table, rows, conn } => write(&conn, &table, &rows),
         Command::Read {
             table,
@@ -195,6 +215,7 @@ fn main() {
             tz,
             limit,
             changelog,
+            read_optimized,
             conn,
         } => read(
             &conn,
@@ -204,7 +225,7 @@ fn main() {
             &between,
             tz.as_deref(),
             limit,
-            changelog,
+            (changelog, read_optimized),
         ),
     };
     if let Err(e) = result {
@@ -316,6 +337,20 @@ fn create_table(
     conn.close()
 }
 
+fn add_columns(conn: &ConnArgs, table: &str, columns: &str) -> Result<()> {
+    let path = TablePath::parse(table)?;
+    let columns = riverlet::metadata::AddColumn::from_sql(columns)?;
+    let conn = conn.connect()?;
+    conn.admin().add_columns(&path, &columns)?;
+    let info = conn.admin().table_info(&path)?;
+    println!(
+        "{path}: schema id {}, columns {}",
+        info.schema_id,
+        info.schema().column_names().join(", ")
+    );
+    conn.close()
+}
+
 fn write(conn: &ConnArgs, table: &str, rows: &str) -> Result<()> {
     let text = if rows == "-" {
         std::io::read_to_string(std::io::stdin())?
@@ -367,7 +402,7 @@ fn read(
     between: &[String],
     tz: Option<&str>,
     limit: Option<usize>,
-    changelog: bool,
+    (changelog, read_optimized): (bool, bool),
 ) -> Result<()> {
     let path = TablePath::parse(table)?;
     let conn = conn.connect()?;
@@ -380,6 +415,7 @@ fn read(
         end: between.get(1).map(TimePoint::from),
         time_zone: tz.map(str::to_string),
         changelog,
+        read_optimized,
         ..ReadRequest::default()
     };
     let reader = t.read(&request)?;

@@ -118,6 +118,33 @@ fn catalogue(file: &str, dir: &str, dead: u16) -> Vec<Case> {
             "alice",
         ),
         case(
+            "serve unknown server option",
+            &[
+                "serve",
+                "--data-dir",
+                dir,
+                "--set",
+                "remote.data.dirr=/tmp/x",
+            ],
+            "remote.data.dirr",
+        ),
+        case(
+            "serve server option without a value",
+            &["serve", "--data-dir", dir, "--set", "log.segment.file-size"],
+            "log.segment.file-size",
+        ),
+        case(
+            "serve server option with a bad value",
+            &[
+                "serve",
+                "--data-dir",
+                dir,
+                "--set",
+                "log.segment.file-size=huge",
+            ],
+            "huge",
+        ),
+        case(
             "serve data dir is a file",
             &["serve", "--port", "0", "--data-dir", file],
             file,

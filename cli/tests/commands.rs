@@ -121,3 +121,94 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
     let (ok, _, err) = riverlet(b, &["write", "shop.t", "{not json"]);
     assert!(!ok && err.contains("not valid JSON"), "{err}");
 }
+
+#[test]
+fn read_optimized_reads_the_periodic_kv_snapshot() {
+    let s = serve(&["--set", "kv.snapshot.interval=100ms"]);
+    let b = s.bootstrap.as_str();
+    let (ok, out, err) = riverlet(
+        b,
+        &[
+            "create-table",
+            "shop.stock",
+            "--schema",
+            "item STRING NOT NULL, qty INT",
+            "--primary-key",
+            "item",
+            "--buckets",
+            "1",
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(
+        b,
+        &["write", "shop.stock", r#"[["apple", 3], ["pear", 5]]"#],
+    );
+    assert!(ok, "{out}{err}");
+    // The snapshot comes within kv.snapshot.interval; poll (no timing assertion) until the
+    // read-optimized read shows both rows.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let (ok, out, err) = riverlet(b, &["read", "shop.stock", "--read-optimized"]);
+        assert!(ok, "{out}{err}");
+        if err.contains("2 row(s)") {
+            assert!(out.contains("apple") && out.contains("pear"), "{out}");
+            break;
+        }
+        assert!(
+            err.contains("0 row(s)"),
+            "a snapshot has no partial state: {out}{err}"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no KV snapshot: {err}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (ok, _, err) = riverlet(
+        b,
+        &[
+            "serve",
+            "--data-dir",
+            "x",
+            "--set",
+            "kv.snapshot.interval=soon",
+        ],
+    );
+    assert!(!ok && err.contains("kv.snapshot.interval"), "{err}");
+}
+
+#[test]
+fn add_columns_then_old_rows_read_null() {
+    let s = serve(&[]);
+    let b = s.bootstrap.as_str();
+    let (ok, out, err) = riverlet(
+        b,
+        &[
+            "create-table",
+            "shop.ev",
+            "--schema",
+            "id INT NOT NULL, name STRING",
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["write", "shop.ev", r#"[[1, "a"]]"#]);
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["add-columns", "shop.ev", "--columns", "note STRING"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("schema id 2, columns id, name, note"), "{out}");
+    let (ok, out, err) = riverlet(b, &["write", "shop.ev", r#"[[2, "b", "x"]]"#]);
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = riverlet(b, &["read", "shop.ev", "--filter", "note IS NULL"]);
+    assert!(
+        ok && err.contains("1 row(s)") && out.contains("| 1 "),
+        "{out}{err}"
+    );
+    let (ok, out, err) = riverlet(b, &["read", "shop.ev", "--filter", "note = 'x'"]);
+    assert!(
+        ok && err.contains("1 row(s)") && out.contains("| 2 "),
+        "{out}{err}"
+    );
+    let (ok, out, err) = riverlet(b, &["add-columns", "shop.ev", "--columns", "name BIGINT"]);
+    assert!(!ok && err.contains("'name'"), "{out}{err}");
+}

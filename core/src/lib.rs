@@ -20,6 +20,7 @@ pub mod metadata;
 pub mod metrics;
 pub mod proto;
 pub mod record;
+pub mod remote;
 pub mod row;
 pub mod rpc;
 pub mod scan;

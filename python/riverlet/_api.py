@@ -67,6 +67,14 @@ class _ClosesNative:
         self.close()
 
 
+def _option_texts(options: Mapping[str, object]) -> dict[str, str]:
+    """Server option values as the text Fluss's configuration takes (True -> "true")."""
+    return {
+        str(k): ("true" if v is True else "false" if v is False else str(v))
+        for k, v in options.items()
+    }
+
+
 class LocalServer:
     """An embedded Fluss-compatible server running inside this Python process.
 
@@ -76,7 +84,11 @@ class LocalServer:
         with riverlet.LocalServer() as server:
             conn = riverlet.connect(server.bootstrap_servers)
 
-    ``users`` (name -> password) turns on SASL/PLAIN authentication.
+    ``users`` (name -> password) turns on SASL/PLAIN authentication. ``options`` are server
+    options by their Apache Fluss names, e.g. ``{"remote.data.dir": "/data/remote",
+    "log.segment.file-size": "64mb"}``; an unknown name raises an error naming it.
+    ``kv.snapshot.interval`` (off unless set) is how often primary-key buckets get the KV
+    snapshot that ``read_optimized`` reads serve.
     """
 
     def __init__(
@@ -85,6 +97,7 @@ class LocalServer:
         port: int = 0,
         host: str = "127.0.0.1",
         users: Optional[Mapping[str, str]] = None,
+        options: Optional[Mapping[str, object]] = None,
     ) -> None:
         self._temp: Optional[str] = None
         if data_dir is None:
@@ -92,7 +105,11 @@ class LocalServer:
             data_dir = self._temp
         try:
             self._native = _riverlet.LocalServer(
-                str(data_dir), host, port, dict(users) if users is not None else None
+                str(data_dir),
+                host,
+                port,
+                dict(users) if users is not None else None,
+                _option_texts(options) if options is not None else None,
             )
         except BaseException:
             self._cleanup()
@@ -122,6 +139,11 @@ class LocalServer:
     def running(self) -> bool:
         """Whether the server is running."""
         return self._native.running
+
+    def take_kv_snapshots(self) -> None:
+        """Takes a KV snapshot of every primary-key bucket whose state changed since its latest
+        one, now (as the ``kv.snapshot.interval`` task does); returns once they are written."""
+        self._native.take_kv_snapshots()
 
     def connect(self, **options: Any) -> "Connection":
         """:func:`connect` to this server (keyword options as for :func:`connect`)."""
@@ -292,6 +314,14 @@ class Connection(_ClosesNative):
             if_not_exists,
             auto_increment,
         )
+        return self.table(name)
+
+    def add_columns(self, name: str, columns: Any) -> "Table":
+        """``ALTER TABLE name ADD COLUMN ...``: appends ``columns`` (a :class:`pyarrow.Schema`,
+        or a dict / list of ``(name, type)``; each must be nullable and new) at the end and
+        returns the table with its new schema. Rows written before read the new columns as
+        null; tables opened earlier keep their old schema (open the table again)."""
+        self._native.add_columns(name, _schema(columns))
         return self.table(name)
 
     def drop_table(self, name: str, if_exists: bool = False) -> None:
@@ -560,6 +590,9 @@ class Table:
         such as ``"amount > 10 AND dt IN ('2024-01-01')"``; ops are ``=``, ``==``, ``!=``,
         ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``, ``is null``, ``is not null``,
         ``like``. ``partitions`` selects partitions by name or ``{key: value}``.
+        ``read_optimized=True`` (primary-key tables; Fluss's ``read.optimized``) returns each
+        bucket's latest KV snapshot without the log changes after it: faster, but possibly
+        stale, and a bucket without a snapshot yet returns no rows.
         The reader implements ``__arrow_c_stream__`` (DuckDB, Polars, pyarrow read it).
         """
         stream = self._stream(columns=columns, filter=filter, partitions=partitions,

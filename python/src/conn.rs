@@ -156,6 +156,19 @@ impl PyConnection {
             .py_err()
     }
 
+    /// `ALTER TABLE name ADD COLUMN ...`: appends the (nullable) fields of `columns`.
+    fn add_columns(
+        &self,
+        py: Python<'_>,
+        name: String,
+        columns: PyArrowType<ArrowSchema>,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        let columns = riverlet::metadata::AddColumn::from_arrow(&columns.0).py_err()?;
+        py.detach(|| admin.add_columns(&path, &columns)).py_err()
+    }
+
     /// Drops a table.
     #[pyo3(signature = (name, if_exists = false))]
     fn drop_table(&self, py: Python<'_>, name: String, if_exists: bool) -> PyResult<()> {

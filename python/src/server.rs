@@ -25,15 +25,17 @@ pub struct PyLocalServer {
 #[pymethods]
 impl PyLocalServer {
     /// Starts a server on `host:port` (port 0 picks a free one) storing its data in
-    /// `data_dir`; `users` (name -> password) enables SASL/PLAIN authentication.
+    /// `data_dir`; `users` (name -> password) enables SASL/PLAIN authentication; `options`
+    /// are server options by their Apache Fluss names (e.g. `remote.data.dir`).
     #[new]
-    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = None, users = None))]
+    #[pyo3(signature = (data_dir, host = "127.0.0.1", port = None, users = None, options = None))]
     fn new(
         py: Python<'_>,
         data_dir: PathBuf,
         host: &str,
         port: Option<Bound<'_, PyAny>>,
         users: Option<BTreeMap<String, String>>,
+        options: Option<BTreeMap<String, String>>,
     ) -> PyResult<Self> {
         enter()?;
         let port: u16 = match port {
@@ -45,6 +47,9 @@ impl PyLocalServer {
         for (user, password) in users.unwrap_or_default() {
             config = config.with_sasl_user(user, password);
         }
+        let config = config
+            .with_options(options.unwrap_or_default())
+            .map_err(to_py_err)?;
         let server = py
             .detach(|| LocalServer::start(config))
             .map_err(to_py_err)?;
@@ -87,6 +92,19 @@ impl PyLocalServer {
     #[getter]
     fn running(&self) -> bool {
         self.inner.lock().map(|g| g.is_some()).unwrap_or(false)
+    }
+
+    /// Takes a KV snapshot of every primary-key bucket whose state changed since its latest
+    /// one, now (what the `kv.snapshot.interval` task does periodically).
+    fn take_kv_snapshots(&self, py: Python<'_>) -> PyResult<()> {
+        let g = self.inner.lock().map_err(|_| closed("the local server"))?;
+        match g.as_ref() {
+            Some(s) => {
+                py.detach(|| s.take_kv_snapshots());
+                Ok(())
+            }
+            None => Err(closed("the local server")),
+        }
     }
 
     /// Stops the server, flushing all acknowledged data to disk. Idempotent.

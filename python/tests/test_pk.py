@@ -102,3 +102,48 @@ def test_partitioned_pk(conn: riverlet.Connection, db: str) -> None:
     assert by_id(t.read(filter=[("dt", "=", "2026-01-01")])) == rows[:2]
     assert t.lookup({"order_id": 800, "dt": "2026-01-02"}) == rows[2]
     assert t.count() == 3
+
+
+def test_read_optimized_reads_the_kv_snapshot_without_the_log_tail(
+    server: riverlet.LocalServer, conn: riverlet.Connection, db: str
+) -> None:
+    t = conn.create_table(f"{db}.ro", SCHEMA, primary_key=["order_id"], buckets=2)
+    t.upsert(ROWS)
+    # No snapshot yet: no bucket contributes rows.
+    assert t.read(read_optimized=True).num_rows == 0
+    server.take_kv_snapshots()
+    t.upsert([{"order_id": 700, "item_id": 220, "amount": 602, "address": "addr2"},
+              {"order_id": 900, "item_id": 24, "amount": 604, "address": "addr4"}])
+    t.delete([{"order_id": 600}])
+    assert by_id(t.read(read_optimized=True)) == ROWS
+    assert by_id(t.read(columns=["order_id", "item_id"], filter=[("amount", "<=", 602)],
+                        read_optimized=True)) == [
+        {"order_id": 600, "item_id": 21}, {"order_id": 700, "item_id": 22}]
+    assert [r["order_id"] for r in by_id(t.read())] == [700, 800, 900]
+    server.take_kv_snapshots()
+    assert by_id(t.read(read_optimized=True)) == by_id(t.read())
+
+
+def test_local_server_properties_are_checked(tmp_path) -> None:
+    with pytest.raises(riverlet.InvalidArgumentError, match="kv.snapshot.interval"):
+        riverlet.LocalServer(str(tmp_path), options={"kv.snapshot.interval": "soon"})
+
+
+def test_add_columns_old_rows_read_null(conn: riverlet.Connection, db: str) -> None:
+    t = conn.create_table(f"{db}.evolve", SCHEMA, primary_key=["order_id"], buckets=2)
+    t.upsert(ROWS[:2])
+    t2 = conn.add_columns(f"{db}.evolve", pa.schema([("note", pa.string())]))
+    assert t2.schema.names == ["order_id", "item_id", "amount", "address", "note"]
+    t2.upsert([{"order_id": 800, "item_id": 23, "amount": 603, "address": "addr3",
+                "note": "new"}])
+    assert by_id(t2.read()) == [dict(r, note=None) for r in ROWS[:2]] + [
+        dict(ROWS[2], note="new")]
+    assert by_id(t2.read(columns=["order_id", "note"], filter=[("note", "is null", None)])) == [
+        {"order_id": 600, "note": None}, {"order_id": 700, "note": None}]
+    with pytest.raises(riverlet.InvalidArgumentError, match="nullable"):
+        conn.add_columns(f"{db}.evolve", pa.schema([pa.field("n", pa.int64(), nullable=False)]))
+    log = conn.create_table(f"{db}.evolve_log", SCHEMA)
+    log.append(ROWS[:1])
+    log2 = conn.add_columns(f"{db}.evolve_log", {"note": pa.string()})
+    log2.append([dict(ROWS[1], note="n")])
+    assert by_id(log2.read()) == [dict(ROWS[0], note=None), dict(ROWS[1], note="n")]

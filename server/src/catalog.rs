@@ -65,6 +65,10 @@ pub struct TableEntry {
     /// Partitions by id.
     #[serde(default)]
     pub partitions: BTreeMap<i64, PartitionEntry>,
+    /// Schema JSON of every earlier schema id (ALTER TABLE ... ADD COLUMN); data written
+    /// under them is read with them.
+    #[serde(default)]
+    pub older_schemas: BTreeMap<i32, String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -111,6 +115,8 @@ pub struct TableMeta {
     pub compression: ArrowCompression,
     /// table.log.ttl in ms (<= 0: keep forever).
     pub ttl_ms: i64,
+    /// Column types and Arrow schema of every earlier schema id.
+    pub older: BTreeMap<i32, (Vec<DataType>, arrow_schema::SchemaRef)>,
 }
 
 impl TableMeta {
@@ -122,6 +128,41 @@ impl TableMeta {
     pub fn is_partitioned(&self) -> bool {
         !self.partition_keys.is_empty()
     }
+    /// The column types of schema `id` (the latest or an earlier one).
+    pub fn types_of(&self, id: i32) -> Result<&[DataType]> {
+        if id == self.entry.schema_id {
+            return Ok(&self.types);
+        }
+        self.older
+            .get(&id)
+            .map(|(t, _)| t.as_slice())
+            .ok_or_else(|| {
+                fluss(
+                    codes::SCHEMA_NOT_EXIST,
+                    format!(
+                        "Schema for table {} with schema id {id} does not exist.",
+                        self.path()
+                    ),
+                )
+            })
+    }
+
+    /// The Arrow schema of schema `id` (the latest or an earlier one).
+    pub fn arrow_of(&self, id: i32) -> Result<&arrow_schema::SchemaRef> {
+        if id == self.entry.schema_id {
+            return Ok(&self.arrow_schema);
+        }
+        self.older.get(&id).map(|(_, a)| a).ok_or_else(|| {
+            fluss(
+                codes::SCHEMA_NOT_EXIST,
+                format!(
+                    "Schema for table {} with schema id {id} does not exist.",
+                    self.path()
+                ),
+            )
+        })
+    }
+
     /// "db.table".
     pub fn path(&self) -> String {
         format!("{}.{}", self.entry.database, self.entry.name)
@@ -240,6 +281,11 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
     }
     let compression = descriptor.log_compression().map_err(invalid)?;
     let ttl_ms = descriptor.log_ttl_ms().map_err(invalid)?;
+    let mut older = BTreeMap::new();
+    for (id, json) in &entry.older_schemas {
+        let s = riverlet::metadata::Schema::from_json(json.as_bytes())?;
+        older.insert(*id, (s.data_types(), s.to_arrow()));
+    }
     Ok((
         TableMeta {
             entry,
@@ -260,6 +306,7 @@ fn derive_from(entry: TableEntry, descriptor: TableDescriptor) -> Result<(TableM
             log_format,
             compression,
             ttl_ms,
+            older,
             descriptor,
         },
         (),
@@ -492,9 +539,51 @@ impl Catalog {
             created: now,
             modified: now,
             partitions: BTreeMap::new(),
+            older_schemas: BTreeMap::new(),
         };
         let (meta, _) = derive_from(entry.clone(), d)?;
         self.state.next_table_id += 1;
+        self.state.tables.insert(entry.id, entry.clone());
+        let meta = Arc::new(meta);
+        self.tables.insert(entry.id, meta.clone());
+        self.persist()?;
+        Ok(Some(meta))
+    }
+
+    /// `ALTER TABLE ... ADD COLUMN`: appends `columns` (core's rule: new names, nullable) as a
+    /// new schema id, keeping the previous schema for the data written under it. Returns the
+    /// table's new meta (None when missing and `ignore`).
+    pub fn add_columns(
+        &mut self,
+        db: &str,
+        name: &str,
+        columns: &[riverlet::metadata::AddColumn],
+        ignore: bool,
+    ) -> Result<Option<Arc<TableMeta>>> {
+        let t = match self.table(db, name) {
+            Ok(t) => t,
+            Err(_) if ignore => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let schema = t
+            .descriptor
+            .schema
+            .with_added_columns(columns)
+            .map_err(|e| {
+                fluss(
+                    codes::INVALID_ALTER_TABLE_EXCEPTION,
+                    e.message().to_string(),
+                )
+            })?;
+        let mut d = t.descriptor.clone();
+        let old_json = String::from_utf8_lossy(&d.schema.to_json()).to_string();
+        d.schema = schema;
+        let mut entry = t.entry.clone();
+        entry.older_schemas.insert(entry.schema_id, old_json);
+        entry.schema_id += 1;
+        entry.table_json = String::from_utf8_lossy(&d.to_json()).to_string();
+        entry.modified = now_ms();
+        let (meta, _) = derive_from(entry.clone(), d)?;
         self.state.tables.insert(entry.id, entry.clone());
         let meta = Arc::new(meta);
         self.tables.insert(entry.id, meta.clone());

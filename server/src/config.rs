@@ -52,7 +52,63 @@ pub struct ServerConfig {
     /// Serve only the APIs of Apache Fluss 0.9.x: no ScanKv (1061), which Fluss 1.0 added
     /// (default false). Lets tests cover the client's 0.9.x read paths.
     pub fluss_0_9_apis: bool,
+    /// Every option given by its Fluss name ([`ServerConfig::set`]), as given.
+    pub options: BTreeMap<String, String>,
+    /// `remote.data.dir`: where rolled log segments are copied (a local path or `s3://bucket/prefix`).
+    pub remote_data_dir: Option<String>,
+    /// S3 settings of `remote.data.dir` (`s3.endpoint`, `s3.access-key`, ...).
+    pub s3: riverlet::remote::S3Options,
+    /// `table.log.tiered.local-segments`: rolled segments kept locally once copied (default 2).
+    pub tiered_local_segments: usize,
+    /// `remote.log.task-interval-duration`: how often rolled segments are copied (default 1 min).
+    pub remote_log_task_interval: Duration,
+    /// How often every primary-key bucket whose state changed gets a new KV snapshot (Fluss
+    /// `kv.snapshot.interval`): the snapshots GetLatestKvSnapshots reports and read-optimized
+    /// reads serve. Off unless set (Fluss's default is 10 minutes): the snapshot files are in
+    /// Riverlet's own format, and Fluss's Java clients, which open snapshot files as RocksDB,
+    /// would fail on them where they now replay the changelog from its start.
+    pub kv_snapshot_interval: Option<Duration>,
 }
+
+/// The options [`ServerConfig::set`] accepts, by their Apache Fluss names, with what they do.
+pub const SERVER_OPTIONS: &[(&str, &str)] = &[
+    (
+        "remote.data.dir",
+        "where rolled log segments are copied: a local path or s3://bucket/prefix",
+    ),
+    (
+        "remote.log.task-interval-duration",
+        "how often rolled segments are copied to remote.data.dir (default 1 min)",
+    ),
+    (
+        "table.log.tiered.local-segments",
+        "rolled segments kept locally after they were copied (default 2)",
+    ),
+    (
+        "log.segment.file-size",
+        "a log segment rolls when it would grow past this size (default 1024mb)",
+    ),
+    (
+        "log.index.interval-size",
+        "bytes between two offset / time index entries (default 4kb)",
+    ),
+    (
+        "default.bucket.number",
+        "bucket count of tables created without one (default 1)",
+    ),
+    (
+        "kv.snapshot.interval",
+        "how often primary-key buckets get the KV snapshot read-optimized reads serve (off unless set)",
+    ),
+    ("s3.endpoint", "S3 endpoint URL of an s3:// remote.data.dir"),
+    ("s3.region", "S3 region (default us-east-1)"),
+    ("s3.access-key", "S3 access key id"),
+    ("s3.secret-key", "S3 secret access key"),
+    (
+        "s3.path.style.access",
+        "address buckets by path (endpoint/bucket) rather than by host name (true/false)",
+    ),
+];
 
 impl ServerConfig {
     /// A configuration with defaults for the given data directory.
@@ -73,7 +129,99 @@ impl ServerConfig {
             kv_snapshot_wal_bytes: 64 * 1024 * 1024,
             default_bucket_number: 1,
             fluss_0_9_apis: false,
+            options: BTreeMap::new(),
+            remote_data_dir: None,
+            s3: riverlet::remote::S3Options::default(),
+            tiered_local_segments: 2,
+            remote_log_task_interval: Duration::from_secs(60),
+            kv_snapshot_interval: None,
         }
+    }
+
+    /// Sets an option by its Apache Fluss name (see [`SERVER_OPTIONS`]); an unknown key or a
+    /// bad value is an error naming it.
+    pub fn set(&mut self, key: &str, value: &str) -> riverlet::Result<()> {
+        let bad = |what: &str| {
+            riverlet::Error::invalid(format!(
+                "invalid value '{value}' for server option '{key}': expected {what}"
+            ))
+        };
+        let size = || {
+            riverlet::client::parse_size(value)
+                .filter(|n| *n > 0)
+                .ok_or_else(|| bad("a memory size such as 1mb, 64kb or 4096"))
+        };
+        let v = value.trim();
+        match key {
+            "remote.data.dir" => {
+                if v.is_empty() {
+                    return Err(bad("a local path or s3://bucket/prefix"));
+                }
+                self.remote_data_dir = Some(v.to_string());
+            }
+            "remote.log.task-interval-duration" => {
+                let ms = riverlet::metadata::table::parse_duration_ms(v)
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .ok_or_else(|| bad("a positive duration such as 1 min or 500ms"))?;
+                self.remote_log_task_interval = Duration::from_millis(ms as u64);
+            }
+            "table.log.tiered.local-segments" => {
+                self.tiered_local_segments = v
+                    .parse::<usize>()
+                    .map_err(|_| bad("a non-negative integer"))?;
+            }
+            "log.segment.file-size" => self.segment_bytes = size()? as u64,
+            "log.index.interval-size" => {
+                self.index_interval_bytes =
+                    u32::try_from(size()?).map_err(|_| bad("a size below 4gb"))?
+            }
+            "default.bucket.number" => {
+                self.default_bucket_number = v
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad("a positive integer"))?
+            }
+            "kv.snapshot.interval" => {
+                let ms = riverlet::metadata::table::parse_duration_ms(v)
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .ok_or_else(|| bad("a positive duration such as 10 min or 100ms"))?;
+                self.kv_snapshot_interval = Some(Duration::from_millis(ms as u64));
+            }
+            "s3.endpoint" => self.s3.endpoint = Some(v.to_string()),
+            "s3.region" => self.s3.region = Some(v.to_string()),
+            "s3.access-key" => self.s3.access_key = Some(v.to_string()),
+            "s3.secret-key" => self.s3.secret_key = Some(value.to_string()),
+            "s3.path.style.access" => {
+                self.s3.path_style = match v.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(bad("true or false")),
+                }
+            }
+            _ => {
+                let known: Vec<&str> = SERVER_OPTIONS.iter().map(|(k, _)| *k).collect();
+                return Err(riverlet::Error::invalid(format!(
+                    "unknown server option '{key}'; known options: {}",
+                    known.join(", ")
+                )));
+            }
+        }
+        self.options.insert(key.to_string(), value.to_string());
+        Ok(())
+    }
+
+    /// [`ServerConfig::set`] for each `(key, value)`.
+    pub fn with_options<K: AsRef<str>, V: AsRef<str>>(
+        mut self,
+        options: impl IntoIterator<Item = (K, V)>,
+    ) -> riverlet::Result<Self> {
+        for (k, v) in options {
+            self.set(k.as_ref(), v.as_ref())?;
+        }
+        Ok(self)
     }
 
     /// Sets the port (0 = a free one).
@@ -127,6 +275,10 @@ impl std::fmt::Debug for ServerConfig {
             .field("kv_snapshot_wal_bytes", &self.kv_snapshot_wal_bytes)
             .field("default_bucket_number", &self.default_bucket_number)
             .field("fluss_0_9_apis", &self.fluss_0_9_apis)
+            .field("remote_data_dir", &self.remote_data_dir)
+            .field("s3", &self.s3)
+            .field("tiered_local_segments", &self.tiered_local_segments)
+            .field("remote_log_task_interval", &self.remote_log_task_interval)
             .finish()
     }
 }

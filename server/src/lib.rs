@@ -20,6 +20,7 @@ pub mod batch;
 pub mod catalog;
 pub mod config;
 pub mod kv;
+pub mod kv_snapshots;
 pub mod log;
 pub mod merge;
 pub mod metrics_http;
@@ -33,7 +34,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{FsyncPolicy, ServerConfig};
+pub use config::{FsyncPolicy, ServerConfig, SERVER_OPTIONS};
 use riverlet::{Error, Result};
 use tokio::sync::watch;
 
@@ -51,6 +52,8 @@ impl AsyncServer {
         let host = config.host.clone();
         let port = config.port;
         let ttl_every = config.ttl_check_interval;
+        let snapshot_every = config.kv_snapshot_interval;
+        let tier_every = config.remote_log_task_interval;
         let server = tokio::task::spawn_blocking(move || service::Server::open(config))
             .await
             .map_err(|e| Error::internal(format!("open task failed: {e}")))??;
@@ -81,6 +84,38 @@ impl AsyncServer {
                 }
             }
         }));
+        if let Some(snapshot_every) = snapshot_every {
+            let s = server.clone();
+            let mut rx3 = stop.subscribe();
+            tasks.push(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(snapshot_every.max(Duration::from_millis(10)));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick.tick().await;
+            loop {
+                tokio::select! {
+                    _ = rx3.changed() => break,
+                    _ = tick.tick() => {
+                        let s = s.clone();
+                        let _ = tokio::task::spawn_blocking(move || s.take_kv_snapshots()).await;
+                    }
+                }
+            }
+        }));
+        }
+        if server.remote.is_some() {
+            let s = server.clone();
+            let mut rx3 = stop.subscribe();
+            tasks.push(tokio::spawn(async move {
+                let mut tick = tokio::time::interval(tier_every.max(Duration::from_millis(10)));
+                tick.tick().await;
+                loop {
+                    tokio::select! {
+                        _ = rx3.changed() => break,
+                        _ = tick.tick() => s.tier_once().await,
+                    }
+                }
+            }));
+        }
         Ok(AsyncServer {
             addr,
             server,
@@ -101,6 +136,14 @@ impl AsyncServer {
             advertised_host(&self.server.config.host, self.addr),
             self.addr.port()
         )
+    }
+
+    /// Takes a KV snapshot of every primary-key bucket whose state changed since its latest
+    /// one, now, as the periodic `kv.snapshot.interval` task does (for tests that need a
+    /// snapshot at a known point, like Fluss's own test harness).
+    pub async fn take_kv_snapshots(&self) {
+        let s = self.server.clone();
+        let _ = tokio::task::spawn_blocking(move || s.take_kv_snapshots()).await;
     }
 
     /// Stops accepting, closes connections and flushes all data to disk.
@@ -130,6 +173,7 @@ fn advertised_host(host: &str, addr: SocketAddr) -> String {
 /// down cleanly (all acknowledged data is on disk before `drop` returns).
 pub struct LocalServer {
     bootstrap: String,
+    server: Arc<service::Server>,
     addr: SocketAddr,
     stop: Option<std::sync::mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<Result<()>>>,
@@ -138,7 +182,8 @@ pub struct LocalServer {
 impl LocalServer {
     /// Starts the server and returns once the listener is bound.
     pub fn start(config: ServerConfig) -> Result<LocalServer> {
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(String, SocketAddr)>>();
+        type Ready = (String, SocketAddr, Arc<service::Server>);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<Ready>>();
         let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("riverlet-server".into())
@@ -157,7 +202,11 @@ impl LocalServer {
                             return Err(e);
                         }
                     };
-                    let _ = ready_tx.send(Ok((srv.bootstrap_servers(), srv.local_addr())));
+                    let _ = ready_tx.send(Ok((
+                        srv.bootstrap_servers(),
+                        srv.local_addr(),
+                        srv.server.clone(),
+                    )));
                     // wait for the stop signal without blocking a runtime worker
                     let _ = tokio::task::spawn_blocking(move || {
                         let _ = stop_rx.recv();
@@ -168,8 +217,9 @@ impl LocalServer {
             })
             .map_err(|e| Error::internal(format!("spawn server thread: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok((bootstrap, addr))) => Ok(LocalServer {
+            Ok(Ok((bootstrap, addr, server))) => Ok(LocalServer {
                 bootstrap,
+                server,
                 addr,
                 stop: Some(stop_tx),
                 thread: Some(thread),
@@ -193,6 +243,12 @@ impl LocalServer {
     /// The bound address.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Takes a KV snapshot of every primary-key bucket whose state changed since its latest
+    /// one, now (see [`AsyncServer::take_kv_snapshots`]); returns once they are written.
+    pub fn take_kv_snapshots(&self) {
+        self.server.take_kv_snapshots();
     }
 
     /// Shuts down and waits until everything is flushed.
@@ -249,6 +305,10 @@ pub struct ServeArgs {
     /// (0 picks a free port; printed as "metrics: HOST:PORT").
     #[arg(long = "metrics-port", value_name = "PORT")]
     pub metrics_port: Option<u16>,
+    /// Set a server option by its Apache Fluss name (e.g. remote.data.dir=/data/remote,
+    /// log.segment.file-size=64mb); repeatable. An unknown name is an error.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 impl ServeArgs {
@@ -276,6 +336,14 @@ impl ServeArgs {
                 return Err(Error::invalid("--sasl-user: empty user name"));
             }
             c = c.with_sasl_user(user, pass);
+        }
+        for kv in &self.set {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(Error::invalid(format!(
+                    "--set expects KEY=VALUE, got '{kv}'"
+                )));
+            };
+            c.set(k.trim(), v)?;
         }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             c = c.with_tls(cert, key)?;

@@ -299,6 +299,60 @@ pub struct LogTablet {
     high_watermark: i64,
     max_timestamp: i64,
     writers: WriterStates,
+    /// Segments copied to remote storage, oldest first (persisted in [`REMOTE_STATE_FILE`]).
+    remote: RemoteState,
+}
+
+/// The file in a log directory listing the bucket's remote segments.
+pub const REMOTE_STATE_FILE: &str = "remote-log.json";
+
+/// One log segment copied to remote storage (Fluss's `RemoteLogSegment`), with the sparse
+/// indexes it had locally so fetch positions and time lookups need no download.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RemoteSegment {
+    /// Its UUID, the name of its remote directory.
+    pub id: String,
+    /// Base offset.
+    pub start: i64,
+    /// Offset after its last record (exclusive), Fluss's `remoteLogEndOffset`.
+    pub end: i64,
+    /// Size of the `.log` file.
+    pub size: u64,
+    /// Largest commit timestamp in it.
+    pub max_timestamp: i64,
+    /// Sparse offset index: (absolute offset, byte position).
+    pub offset_index: Vec<(i64, u64)>,
+    /// Sparse time index: (commit timestamp, absolute offset).
+    pub time_index: Vec<(i64, i64)>,
+}
+
+impl RemoteSegment {
+    /// Byte position to read from for `offset` (floor entry of the offset index: the batch
+    /// there may start before `offset`, as in Fluss; readers skip what lies before it).
+    pub fn position_for(&self, offset: i64) -> u64 {
+        match self.offset_index.partition_point(|e| e.0 <= offset) {
+            0 => 0,
+            n => self.offset_index[n - 1].1,
+        }
+    }
+}
+
+/// The remote segments of a bucket and the manifest that lists them remotely.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct RemoteState {
+    /// Oldest first, contiguous.
+    pub segments: Vec<RemoteSegment>,
+    /// The manifest file name under `metadata/` written last.
+    pub manifest: Option<String>,
+}
+
+/// A rolled segment ready to be copied to remote storage.
+#[derive(Debug, Clone)]
+pub struct SegmentToCopy {
+    /// What it becomes remotely (a fresh id).
+    pub remote: RemoteSegment,
+    /// Its `.log`, `.index` and `.timeindex` files.
+    pub files: [(PathBuf, &'static str); 3],
 }
 
 impl LogTablet {
@@ -337,7 +391,14 @@ impl LogTablet {
             max_timestamp: -1,
             writers: WriterStates::default(),
             segments,
+            remote: RemoteState::default(),
         };
+        let state = dir.join(REMOTE_STATE_FILE);
+        if state.exists() {
+            let bytes = fs::read(&state).map_err(|e| storage_err("read remote log state", e))?;
+            t.remote = serde_json::from_slice(&bytes)
+                .map_err(|e| storage_err(&format!("parse {}", state.display()), e))?;
+        }
         t.refresh_bounds();
         t.rebuild_writers()?;
         Ok(t)
@@ -375,9 +436,134 @@ impl LogTablet {
         Ok(())
     }
 
-    /// First offset still stored.
+    /// First offset still stored, locally or in remote storage.
     pub fn log_start_offset(&self) -> i64 {
+        self.remote
+            .segments
+            .first()
+            .map_or(self.log_start_offset, |r| {
+                r.start.min(self.log_start_offset)
+            })
+    }
+
+    /// First offset stored locally (below it, only remote segments hold the log).
+    pub fn local_log_start_offset(&self) -> i64 {
         self.log_start_offset
+    }
+
+    /// The remote segments and the manifest that lists them.
+    pub fn remote_state(&self) -> &RemoteState {
+        &self.remote
+    }
+
+    /// The remote segments holding `offset` and after, with the byte position in the first
+    /// to read from; `None` when `offset` is not in remote storage.
+    pub fn remote_fetch(&self, offset: i64) -> Option<(Vec<RemoteSegment>, u64)> {
+        let i = self
+            .remote
+            .segments
+            .iter()
+            .position(|r| r.start <= offset && offset < r.end)?;
+        let segs = self.remote.segments[i..].to_vec();
+        let pos = segs[0].position_for(offset);
+        Some((segs, pos))
+    }
+
+    /// Rolled segments not yet in remote storage, oldest first.
+    pub fn segments_to_copy(&self) -> Vec<SegmentToCopy> {
+        let copied_end = self.remote.segments.last().map_or(i64::MIN, |r| r.end);
+        let n = self.segments.len();
+        self.segments[..n.saturating_sub(1)]
+            .iter()
+            .filter(|s| s.base_offset >= copied_end && s.size > 0)
+            .map(|s| SegmentToCopy {
+                remote: RemoteSegment {
+                    id: String::new(),
+                    start: s.base_offset,
+                    end: s.next_offset,
+                    size: s.size,
+                    max_timestamp: s.max_timestamp,
+                    offset_index: s.offset_index.clone(),
+                    time_index: s.time_index.clone(),
+                },
+                files: [
+                    (self.dir.join(seg_name(s.base_offset, "log")), "log"),
+                    (self.dir.join(seg_name(s.base_offset, "index")), "index"),
+                    (
+                        self.dir.join(seg_name(s.base_offset, "timeindex")),
+                        "timeindex",
+                    ),
+                ],
+            })
+            .collect()
+    }
+
+    /// Records segments copied to remote storage and the manifest now listing them.
+    pub fn commit_remote(
+        &mut self,
+        copied: Vec<RemoteSegment>,
+        removed: usize,
+        manifest: Option<String>,
+    ) -> Result<()> {
+        let removed = removed.min(self.remote.segments.len());
+        self.remote.segments.drain(..removed);
+        self.remote.segments.extend(copied);
+        self.remote.manifest = manifest;
+        let bytes = serde_json::to_vec(&self.remote)
+            .map_err(|e| storage_err("encode remote log state", e))?;
+        let tmp = self.dir.join(format!("{REMOTE_STATE_FILE}.tmp"));
+        let mut f = File::create(&tmp).map_err(|e| storage_err("write remote log state", e))?;
+        f.write_all(&bytes)
+            .and_then(|_| f.sync_data())
+            .map_err(|e| storage_err("write remote log state", e))?;
+        fs::rename(&tmp, self.dir.join(REMOTE_STATE_FILE))
+            .map_err(|e| storage_err("write remote log state", e))?;
+        sync_dir(&self.dir);
+        Ok(())
+    }
+
+    /// The oldest remote segments whose newest batch is older than `ttl_ms` (not removed yet).
+    pub fn expired_remote(&self, ttl_ms: i64) -> usize {
+        if ttl_ms <= 0 {
+            return 0;
+        }
+        let now = now_ms();
+        self.remote
+            .segments
+            .iter()
+            .take_while(|r| now - r.max_timestamp > ttl_ms)
+            .count()
+    }
+
+    /// Deletes the first `n` segments' files (retention or tiering made them unneeded here) and
+    /// moves the log start to the first remaining segment.
+    fn remove_first_segments(&mut self, n: usize) {
+        for seg in self.segments.drain(..n) {
+            for ext in ["log", "index", "timeindex"] {
+                let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));
+            }
+        }
+        sync_dir(&self.dir);
+        self.log_start_offset = self
+            .segments
+            .first()
+            .map_or(self.log_end_offset, |s| s.base_offset);
+    }
+
+    /// Deletes local segments already copied to remote storage, keeping the newest `keep`
+    /// rolled ones (and the active one). Returns how many were deleted.
+    pub fn cleanup_tiered(&mut self, keep: usize) -> Result<usize> {
+        let copied_end = self.remote.segments.last().map_or(i64::MIN, |r| r.end);
+        let rolled = self.segments.len().saturating_sub(1);
+        let mut n = 0;
+        while n < rolled.saturating_sub(keep) && self.segments[n].next_offset <= copied_end {
+            n += 1;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        self.remove_first_segments(n);
+        Ok(n)
     }
 
     /// Offset the next record will get.
@@ -578,7 +764,21 @@ impl LogTablet {
     }
 
     /// Offset of the first batch whose commit timestamp is >= `ts`, or None when there is none.
+    /// In remote segments the answer comes from their sparse time index and may lie before
+    /// that batch, as Fluss's `RemoteLogManager.lookupOffsetForTimestamp` does (readers of a
+    /// time range skip what was committed before its start).
     pub fn offset_for_timestamp(&self, ts: i64) -> Result<Option<i64>> {
+        let local_start = self.log_start_offset;
+        for r in &self.remote.segments {
+            if r.max_timestamp < ts || r.start >= local_start {
+                continue;
+            }
+            let off = match r.time_index.partition_point(|e| e.0 < ts) {
+                0 => r.start,
+                n => r.time_index[n - 1].1,
+            };
+            return Ok(Some(off.clamp(r.start, r.end - 1)));
+        }
         for seg in &self.segments {
             if seg.max_timestamp < ts || seg.size == 0 {
                 continue;
@@ -624,16 +824,7 @@ impl LogTablet {
         if deletable == 0 {
             return Ok(0);
         }
-        for seg in self.segments.drain(..deletable) {
-            for ext in ["log", "index", "timeindex"] {
-                let _ = fs::remove_file(self.dir.join(seg_name(seg.base_offset, ext)));
-            }
-        }
-        sync_dir(&self.dir);
-        self.log_start_offset = self
-            .segments
-            .first()
-            .map_or(self.log_end_offset, |s| s.base_offset);
+        self.remove_first_segments(deletable);
         Ok(deletable)
     }
 

@@ -1,5 +1,5 @@
 //! The buckets this node leads (all of them): a log tablet each, plus a KV tablet for
-//! primary-key tables. Directory layout: `{data_dir}/tablets/{table id}[-p{partition id}]/{bucket}/{log,kv}`.
+//! primary-key tables. Directory layout: `{data_dir}/tablets/{table id}[-p{partition id}]/{bucket}/{log,kv,kv-snapshots}`.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -12,6 +12,7 @@ use riverlet::{Error, Result};
 use crate::catalog::TableMeta;
 use crate::config::ServerConfig;
 use crate::kv::KvTablet;
+use crate::kv_snapshots::KvSnapshotStore;
 use crate::log::{LogConfig, LogTablet};
 
 /// Identifies one bucket.
@@ -48,6 +49,9 @@ pub struct Bucket {
     pub log: LogTablet,
     /// Its KV state (PK tables only).
     pub kv: Option<KvTablet>,
+    /// Its KV snapshots (PK tables only), apart from the bucket lock so that writing one does
+    /// not hold up the bucket's writes.
+    pub snapshots: Option<Arc<Mutex<KvSnapshotStore>>>,
 }
 
 /// All buckets.
@@ -101,6 +105,9 @@ impl Tablets {
             };
             let dir = table_dir(&self.root, tb.table_id, partition_id).join(b.to_string());
             let mut log = LogTablet::open(&dir.join("log"), tb.to_string(), self.log_cfg.clone())?;
+            let snapshots = meta
+                .is_pk()
+                .then(|| Arc::new(Mutex::new(KvSnapshotStore::open(&dir.join("kv-snapshots")))));
             let kv = if meta.is_pk() {
                 let kv =
                     KvTablet::open(&dir.join("kv"), self.log_cfg.fsync, self.kv_snapshot_bytes)?;
@@ -118,7 +125,7 @@ impl Tablets {
                 None
             };
             self.buckets()
-                .insert(tb, Arc::new(RwLock::new(Bucket { log, kv })));
+                .insert(tb, Arc::new(RwLock::new(Bucket { log, kv, snapshots })));
         }
         Ok(())
     }

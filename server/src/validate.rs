@@ -8,6 +8,7 @@
 //! - RECORD_TOO_LARGE_EXCEPTION: a batch larger than a log segment may hold.
 
 use riverlet::error::codes as error_codes;
+use riverlet::metadata::evolution::widen_row;
 use riverlet::metadata::table::LogFormat;
 use riverlet::record::kv_batch::KvRecordBatch;
 use riverlet::record::log_batch::{LogBatchIter, LogRecordBatch};
@@ -110,7 +111,8 @@ fn log_batch(
     }
     match meta.log_format {
         LogFormat::Arrow => {
-            let (change_types, rows) = b.arrow_records(&meta.arrow_schema).map_err(|e| {
+            let arrow = meta.arrow_of(i32::from(b.schema_id()))?;
+            let (change_types, rows) = b.arrow_records(arrow).map_err(|e| {
                 corrupt(format!(
                     "log batch {i}: the Arrow payload does not decode with the schema of {}: {}",
                     meta.path(),
@@ -133,7 +135,7 @@ fn log_batch(
             let mut n = 0i32;
             for rec in b.row_records() {
                 let rec = rec.map_err(|e| corrupt(format!("log batch {i}: {}", e.message())))?;
-                decode_log_row(meta, rec.row).map_err(|e| {
+                decode_log_row(meta, b.schema_id(), rec.row).map_err(|e| {
                     corrupt(format!(
                         "log batch {i}, record {n}: the row does not decode with the schema of {}: {}",
                         meta.path(),
@@ -152,27 +154,42 @@ fn log_batch(
     }
 }
 
-fn decode_log_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datum>> {
+fn decode_log_row(
+    meta: &TableMeta,
+    schema_id: i16,
+    row: &[u8],
+) -> Result<Vec<riverlet::row::Datum>> {
+    let types = meta.types_of(i32::from(schema_id))?;
     if meta.log_format == LogFormat::Indexed {
-        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+        riverlet::row::indexed::decode_indexed_row(types, row)
     } else {
-        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+        riverlet::row::compacted::decode_compacted_row(types, row)
     }
 }
 
-fn decode_kv_row(meta: &TableMeta, row: &[u8]) -> Result<Vec<riverlet::row::Datum>> {
+fn decode_kv_row(
+    meta: &TableMeta,
+    schema_id: i16,
+    row: &[u8],
+) -> Result<Vec<riverlet::row::Datum>> {
+    let types = meta.types_of(i32::from(schema_id))?;
     if meta.kv_indexed {
-        riverlet::row::indexed::decode_indexed_row(&meta.types, row)
+        riverlet::row::indexed::decode_indexed_row(types, row)
     } else {
-        riverlet::row::compacted::decode_compacted_row(&meta.types, row)
+        riverlet::row::compacted::decode_compacted_row(types, row)
     }
 }
 
 /// Checks a PutKv bucket request's batch for a primary-key table: a CRC-valid batch of the
 /// declared size with nothing trailing, a schema id of the table, a size within limits, and
 /// every record decodable: a non-empty key and, unless it is a delete, a row of the table's
-/// schema.
-pub fn kv_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Result<()> {
+/// schema. Returns the decoded rows in record order (None for a delete), so that applying the
+/// batch does not decode them a second time.
+pub fn kv_records(
+    meta: &TableMeta,
+    records: &[u8],
+    config: &ServerConfig,
+) -> Result<Vec<Option<Vec<riverlet::row::Datum>>>> {
     check_size(records.len(), "KV batch", max_batch_bytes(config))?;
     let b = KvRecordBatch::new(records).map_err(|e| corrupt(e.message().to_string()))?;
     if b.size_in_bytes() != records.len() {
@@ -196,20 +213,29 @@ pub fn kv_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Re
         )));
     }
     check_schema_id(meta, b.schema_id())?;
+    let mut rows = Vec::with_capacity(usize::try_from(b.record_count()).unwrap_or(0).min(1 << 20));
     for (n, rec) in b.records().enumerate() {
         let rec = rec.map_err(|e| corrupt(format!("KV record {n}: {}", e.message())))?;
         if rec.key.is_empty() {
             return Err(corrupt(format!("KV record {n} has an empty key")));
         }
-        if let Some(v) = rec.value {
-            decode_kv_row(meta, v).map_err(|e| {
-                corrupt(format!(
-                    "KV record {n}: the row does not decode with the schema of {}: {}",
-                    meta.path(),
-                    e.message()
-                ))
-            })?;
-        }
+        let row = match rec.value {
+            // A writer that opened the table before an ADD COLUMN writes an older schema; its
+            // rows are widened to the latest one (the new columns null), as they will be stored.
+            Some(v) => Some(
+                decode_kv_row(meta, b.schema_id(), v)
+                    .map(|r| widen_row(r, meta.types.len()))
+                    .map_err(|e| {
+                        corrupt(format!(
+                            "KV record {n}: the row does not decode with the schema of {}: {}",
+                            meta.path(),
+                            e.message()
+                        ))
+                    })?,
+            ),
+            None => None,
+        };
+        rows.push(row);
     }
-    Ok(())
+    Ok(rows)
 }

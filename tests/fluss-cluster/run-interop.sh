@@ -10,9 +10,9 @@
 #      Maven, reusing target/debug's JNI library (cargo is not run again);
 #   4. the Spark connector's suite on Spark 3.5 and Spark 4 (SparkTestBase: local[2] sessions;
 #      database names get a per-JVM suffix there) with RIVERLET_TEST_BOOTSTRAP;
-#   5. the Flink connector's MiniCluster ITs on Flink 1.20 (FlinkTestBase) with
-#      RIVERLET_TEST_BOOTSTRAP: they create the Flink pages' databases (my_db, finance, ...) by
-#      name, so they run once per cluster (Flink 2.x runs them against the embedded server only);
+#   5. the Flink connector's MiniCluster ITs on Flink 1.20 and Flink 2.x (FlinkTestBase) with
+#      RIVERLET_TEST_BOOTSTRAP: the Flink pages' database names (my_db, finance, ...) get a
+#      suffix unique to each test JVM there, so both versions (and reruns) share one cluster;
 #   6. tests/flink-compare: Fluss's own Flink connector and ours on the same statements;
 # stops the cluster (always, through a trap), prints a summary (pass counts, the tests that are
 # not applicable to the real server and why) and exits non-zero if anything failed.
@@ -181,8 +181,11 @@ run_maven() {
   shift
   rm -rf "${reports[@]}" # counted below: only this run's reports
   say "running the $name against $FLUSS_BOOTSTRAP"
-  RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" timeout "$TIMEOUT" \
-    mvn -T1 -B -q -f java/pom.xml -Driverlet.cargo.profile=dev -Driverlet.cargo.skip="$cargo_skip" \
+  RIVERLET_TEST_BOOTSTRAP="$FLUSS_BOOTSTRAP" \
+    RIVERLET_TEST_SASL_BOOTSTRAP="$FLUSS_SASL_BOOTSTRAP" \
+    RIVERLET_TEST_SASL_USERNAME="$FLUSS_SASL_USERNAME" \
+    RIVERLET_TEST_SASL_PASSWORD="$FLUSS_SASL_PASSWORD" \
+    timeout "$TIMEOUT" mvn -T1 -B -q -f java/pom.xml -Driverlet.cargo.profile=dev -Driverlet.cargo.skip="$cargo_skip" \
     "$@" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   for d in "${reports[@]}"; do xml+=("$d"/TEST-*.xml); done
@@ -201,9 +204,11 @@ run_maven spark "Spark connector suite (3.5 + 4.x)" \
   -Dtest='io.riverlet.spark.**.*Test' -Dsurefire.failIfNoSpecifiedTests=false
 fi
 if want flink; then
-run_maven flink "Flink connector ITs (1.20)" java/riverlet-flink-1.20/target/failsafe-reports -- \
-  -pl riverlet-flink-1.20 -am verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
+run_maven flink "Flink connector ITs (1.20 + 2.x)" java/riverlet-flink-1.20/target/failsafe-reports \
+  java/riverlet-flink-2.x/target/failsafe-reports -- \
+  -pl riverlet-flink-1.20,riverlet-flink-2.x -am -fae verify -Dtest=NoSuchTest \
+  -Dsurefire.failIfNoSpecifiedTests=false -Dit.test='io.riverlet.flink.*IT' \
+  -Dfailsafe.failIfNoSpecifiedTests=false
 fi
 # Fluss's own Flink connector and ours on the same statements (uses the JAR the Flink step built).
 if want compare; then

@@ -135,6 +135,14 @@ impl Admin {
     ) -> Result<()> {
         run(self.inner.create_table(path, descriptor, ignore_if_exists))
     }
+    /// `ALTER TABLE ... ADD COLUMN` (see [`crate::client::Admin::add_columns`]).
+    pub fn add_columns(
+        &self,
+        path: &TablePath,
+        columns: &[crate::metadata::AddColumn],
+    ) -> Result<()> {
+        run(self.inner.add_columns(path, columns))
+    }
     /// Drops a table.
     pub fn drop_table(&self, path: &TablePath, ignore_if_not_exists: bool) -> Result<()> {
         run(self.inner.drop_table(path, ignore_if_not_exists))

@@ -7,11 +7,12 @@ use super::compat;
 use super::connection::name_table;
 use super::Connection;
 use crate::error::codes;
-use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
+use crate::metadata::{AddColumn, PartitionSpec, TableDescriptor, TableInfo, TablePath};
 use crate::proto::{
-    CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest, DatabaseExistsRequest,
-    DropDatabaseRequest, DropPartitionRequest, DropTableRequest, ListDatabasesRequest,
-    ListOffsetsRequest, ListTablesRequest, TableExistsRequest,
+    AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest, CreateTableRequest,
+    DatabaseExistsRequest, DropDatabaseRequest, DropPartitionRequest, DropTableRequest,
+    GetLatestKvSnapshotsRequest, ListDatabasesRequest, ListOffsetsRequest, ListTablesRequest,
+    PbAddColumn, TableExistsRequest,
 };
 use crate::{Error, ErrorKind, Result};
 
@@ -24,6 +25,17 @@ pub struct PartitionInfo {
     pub spec: PartitionSpec,
     /// Fluss's partition name: the values joined by `$`.
     pub name: String,
+}
+
+/// The latest KV snapshot of one bucket of a primary-key table (GetLatestKvSnapshots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketKvSnapshot {
+    /// The bucket.
+    pub bucket: i32,
+    /// The snapshot id, `None` while the bucket has no snapshot.
+    pub snapshot_id: Option<i64>,
+    /// The log offset the snapshot covers (changes before it are in it).
+    pub log_offset: Option<i64>,
 }
 
 /// Which offset [`Admin::list_offsets`] asks for.
@@ -166,6 +178,39 @@ impl Admin {
         self.conn.table_info_refresh(path, true).await
     }
 
+    /// `ALTER TABLE path ADD COLUMN ...` (Fluss's AlterTable): appends nullable columns; the
+    /// table gets a new schema id. Rows written before read the new columns as null; writers
+    /// and readers opened after this call use the new schema. An added column must be new and
+    /// nullable (InvalidArgument naming it).
+    pub async fn add_columns(&self, path: &TablePath, columns: &[AddColumn]) -> Result<()> {
+        let info = self.conn.table_info_refresh(path, true).await?;
+        // The rule is checked here too, so a bad column gets the same message on any server.
+        info.schema().with_added_columns(columns)?;
+        let req = AlterTableRequest {
+            table_path: crate::proto::PbTablePath::from(path),
+            ignore_if_not_exists: false,
+            add_columns: columns
+                .iter()
+                .map(|c| PbAddColumn {
+                    column_name: c.name.clone(),
+                    data_type_json: c.data_type.to_json_value().to_string().into_bytes(),
+                    comment: c.comment.clone(),
+                    // LAST
+                    column_position_type: 0,
+                    agg_function_type: None,
+                    agg_function_params: vec![],
+                })
+                .collect(),
+            ..Default::default()
+        };
+        self.conn
+            .request_coordinator(&req, false)
+            .await
+            .map_err(|e| name_table(e, path))?;
+        self.conn.table_info_refresh(path, true).await?;
+        Ok(())
+    }
+
     /// Whether a table exists.
     pub async fn table_exists(&self, path: &TablePath) -> Result<bool> {
         let req = TableExistsRequest {
@@ -219,6 +264,35 @@ impl Admin {
             .await
             .map_err(|e| name_table(e, path))?;
         Ok(())
+    }
+
+    /// The latest KV snapshot of every bucket of a primary-key table, or of one of its
+    /// partitions (by partition name), in bucket order.
+    pub async fn latest_kv_snapshots(
+        &self,
+        path: &TablePath,
+        partition: Option<&str>,
+    ) -> Result<Vec<BucketKvSnapshot>> {
+        let req = GetLatestKvSnapshotsRequest {
+            table_path: crate::proto::PbTablePath::from(path),
+            partition_name: partition.map(str::to_string),
+        };
+        let resp = self
+            .conn
+            .request_coordinator(&req, true)
+            .await
+            .map_err(|e| name_table(e, path))?;
+        let mut out: Vec<BucketKvSnapshot> = resp
+            .latest_snapshots
+            .into_iter()
+            .map(|s| BucketKvSnapshot {
+                bucket: s.bucket_id,
+                snapshot_id: s.snapshot_id,
+                log_offset: s.log_offset,
+            })
+            .collect();
+        out.sort_by_key(|s| s.bucket);
+        Ok(out)
     }
 
     /// Offsets of the given buckets (all buckets when `buckets` is empty) of a table or of one of

@@ -332,8 +332,8 @@ pub(crate) fn parse_duration(v: &str) -> Option<Duration> {
     Some(Duration::from_millis(ms))
 }
 
-/// Parses `64mb`, `128kb`, `1gb`, `2 mb`, or plain digits as bytes.
-pub(crate) fn parse_size(v: &str) -> Option<usize> {
+/// Parses a Fluss memory size: `64mb`, `128kb`, `1gb`, `2 mb`, or plain digits as bytes.
+pub fn parse_size(v: &str) -> Option<usize> {
     let v = v.trim().to_ascii_lowercase();
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (num, unit) = v.split_at(split);

@@ -12,8 +12,8 @@ use super::{Admin, PartitionInfo, Table};
 use crate::error::codes;
 use crate::metadata::{TableInfo, TablePath};
 use crate::proto::{
-    GetTableInfoRequest, ListPartitionInfosRequest, MetadataRequest, MetadataResponse,
-    PbBucketMetadata,
+    GetTableInfoRequest, GetTableSchemaRequest, ListPartitionInfosRequest, MetadataRequest,
+    MetadataResponse, PbBucketMetadata,
 };
 use crate::rpc::{ConnectionConfig, RpcRequest, ServerConnection};
 use crate::{Error, ErrorKind, Result};
@@ -53,6 +53,8 @@ struct Inner {
     /// Serialises metadata refreshes so a burst of NOT_LEADER errors sends one request.
     refresh: tokio::sync::Mutex<()>,
     closed: AtomicBool,
+    /// Remote log directories opened so far (by the directory FetchLog named).
+    remote_dirs: tokio::sync::Mutex<std::collections::HashMap<String, crate::remote::RemoteDir>>,
 }
 
 /// A connection to a Fluss cluster: cheap to clone, shared by admins, tables, writers and
@@ -110,6 +112,7 @@ impl Connection {
                 state: Mutex::new(ClusterState::default()),
                 refresh: tokio::sync::Mutex::new(()),
                 closed: AtomicBool::new(false),
+                remote_dirs: tokio::sync::Mutex::new(std::collections::HashMap::new()),
             }),
         };
         conn.refresh_cluster().await?;
@@ -444,14 +447,28 @@ impl Connection {
             .with_retries(|| self.request_any(&req))
             .await
             .map_err(|e| name_table(e, path))?;
-        let info = Arc::new(compat::table_info(
+        let mut info = compat::table_info(
             path,
             resp.table_id,
             resp.schema_id,
             &resp.table_json,
             resp.created_time,
             resp.modified_time,
-        )?);
+        )?;
+        // Data written before an ALTER TABLE carries an older schema id: keep those schemas.
+        for id in 1..info.schema_id {
+            let req = GetTableSchemaRequest {
+                table_path: crate::proto::PbTablePath::from(path),
+                schema_id: Some(id),
+            };
+            let resp = self
+                .with_retries(|| self.request_any(&req))
+                .await
+                .map_err(|e| name_table(e, path))?;
+            info.older_schemas
+                .insert(id, crate::metadata::Schema::from_json(&resp.schema_json)?);
+        }
+        let info = Arc::new(info);
         let mut st = lock(&self.inner.state);
         if let Some(old) = st.tables.get(path) {
             if old.table_id != info.table_id {
@@ -659,6 +676,34 @@ impl Connection {
             let c = self.with_retries(|| self.coordinator()).await?;
             c.request(req).await
         }
+    }
+
+    /// The remote log directory `dir` named by a FetchLog answer, opened once per connection.
+    /// S3 credentials, endpoint, region and path style come from the cluster's
+    /// `GetFileSystemSecurityToken` answer, as Fluss's client takes them; a local directory
+    /// needs none.
+    pub(crate) async fn remote_dir(&self, dir: &str) -> Result<crate::remote::RemoteDir> {
+        let mut dirs = self.inner.remote_dirs.lock().await;
+        if let Some(d) = dirs.get(dir) {
+            return Ok(d.clone());
+        }
+        let s3 = if crate::remote::is_s3(dir) {
+            let t = self
+                .request_any_retrying(&crate::proto::GetFileSystemSecurityTokenRequest {})
+                .await
+                .map_err(|e| e.context("GetFileSystemSecurityToken"))?;
+            let infos: Vec<(String, String)> = t
+                .addition_info
+                .into_iter()
+                .map(|kv| (kv.key, kv.value))
+                .collect();
+            crate::remote::s3_options_from_token(&t.token, &infos)?
+        } else {
+            crate::remote::S3Options::default()
+        };
+        let opened = crate::remote::RemoteDir::open(dir, &s3)?;
+        dirs.insert(dir.to_string(), opened.clone());
+        Ok(opened)
     }
 
     /// Sends a read-only request to any server, with retries.

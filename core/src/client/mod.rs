@@ -40,8 +40,8 @@ pub mod retry;
 mod table;
 mod writer_config;
 
-pub use admin::{Admin, OffsetSpec, PartitionInfo};
-pub use config::{ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
+pub use admin::{Admin, BucketKvSnapshot, OffsetSpec, PartitionInfo};
+pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
 pub use table::Table;
 pub use writer_config::{NoKeyAssigner, WriterConfig};

@@ -39,7 +39,8 @@ pub struct WriterConfig {
     /// Upper bound of bytes buffered by one writer and not yet acknowledged
     /// (`client.writer.buffer.memory-size`, 64 MiB).
     pub buffer_memory: usize,
-    /// A bucket's batch is sent once it holds this many bytes (`client.writer.batch-size`, 2 MiB).
+    /// A bucket's batch is sent once it holds this many bytes (`client.writer.batch-size`, 2 MiB),
+    /// or a quarter of that while nothing of the bucket is in flight or being encoded.
     pub batch_size: usize,
     /// How long a batch that is not full waits for more rows (`client.writer.batch-timeout`, 100 ms).
     pub linger: Duration,

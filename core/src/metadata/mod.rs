@@ -2,11 +2,13 @@
 
 pub mod agg_options;
 pub mod datatype;
+pub mod evolution;
 pub mod schema;
 pub mod sql_type;
 pub mod table;
 
 pub use datatype::{DataField, DataType, TypeKind};
+pub use evolution::AddColumn;
 pub use schema::{
     from_arrow_field, from_arrow_type, to_arrow_field, to_arrow_type, AggFunction, Column, Schema,
     SchemaBuilder,

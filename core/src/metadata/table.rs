@@ -779,6 +779,9 @@ pub struct TableInfo {
     pub created_time: i64,
     /// Last modification time, epoch millis.
     pub modified_time: i64,
+    /// The table's earlier schemas by id (after ALTER TABLE ... ADD COLUMN), to read data
+    /// written under them; empty for a table still at its first schema.
+    pub older_schemas: std::collections::BTreeMap<i32, Schema>,
 }
 
 impl TableInfo {
@@ -798,6 +801,25 @@ impl TableInfo {
             descriptor: TableDescriptor::from_json(table_json)?,
             created_time,
             modified_time,
+            older_schemas: std::collections::BTreeMap::new(),
+        })
+    }
+
+    /// The schema data written under `schema_id` has: the current one or an earlier one, or
+    /// Unsupported naming the table when this client does not know it (written under a newer
+    /// schema than this table handle's: re-open the table).
+    pub fn schema_by_id(&self, schema_id: i32) -> Result<&Schema> {
+        if schema_id == self.schema_id {
+            return Ok(&self.descriptor.schema);
+        }
+        self.older_schemas.get(&schema_id).ok_or_else(|| {
+            crate::Error::unsupported(format!(
+                "data of table '{}' was written with schema id {schema_id}, which this handle \
+                 of the table (at schema id {}) does not know (the table was altered after it \
+                 was opened); re-open the table after refreshing its info (Admin::table_info, \
+                 or a new connection) to read it",
+                self.table_path, self.schema_id
+            ))
         })
     }
 

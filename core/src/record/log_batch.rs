@@ -864,6 +864,49 @@ pub fn build_arrow_log_batch(
     Ok(out)
 }
 
+/// Re-encodes the ARROW log batches of `bytes` keeping only the columns at `fields` (ascending)
+/// of the schema each batch was written with (`schema_of` its schema id), with the header fields (offsets, commit timestamp, writer state and
+/// the stored CRC) kept: what Fluss's `FileLogProjection` answers to a projected fetch, and
+/// what a reader does itself with a remote segment (always stored whole). The kept CRC no
+/// longer matches the payload, so readers of projected batches skip the CRC check.
+pub fn project_arrow_batches(
+    bytes: &[u8],
+    schema_of: &dyn Fn(i16) -> Result<SchemaRef>,
+    fields: &[usize],
+    compression: ArrowCompression,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for item in LogBatchIter::new(bytes) {
+        let b = item?;
+        let schema = schema_of(b.schema_id())?;
+        // A batch written before an ADD COLUMN has its own, shorter schema.
+        if let Some(f) = fields.iter().find(|f| **f >= schema.fields().len()) {
+            return Err(Error::from_fluss(
+                crate::error::codes::INVALID_COLUMN_PROJECTION,
+                format!(
+                    "projected field {f} does not exist in schema id {} (a batch written before \
+                     the column was added); fetch without projection",
+                    b.schema_id()
+                ),
+            ));
+        }
+        let (cts, rb) = b.arrow_records_projected(&schema, fields)?;
+        let mut nb = build_arrow_log_batch(
+            b.schema_id(),
+            &rb,
+            compression,
+            cts.as_deref(),
+            b.writer_id(),
+            b.batch_sequence(),
+        )?;
+        set_base_offset(&mut nb, b.base_offset())?;
+        set_commit_timestamp(&mut nb, b.commit_timestamp())?;
+        set_crc(&mut nb, b.crc())?;
+        out.extend_from_slice(&nb);
+    }
+    Ok(out)
+}
+
 /// The total size in bytes of the log batch that starts at `prefix[0]`, read from its length
 /// field, when `prefix` holds enough header bytes to tell (the batch itself may be incomplete).
 pub fn batch_size_from_prefix(prefix: &[u8]) -> Option<usize> {

@@ -12,6 +12,7 @@ pub mod arrow_payload;
 pub mod change_type;
 pub mod compacted_log;
 pub mod kv_batch;
+pub mod kv_snapshot;
 pub mod log_batch;
 pub mod value_batch;
 

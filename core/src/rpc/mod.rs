@@ -20,4 +20,4 @@ pub use api_key::{ApiKey, VersionRange};
 pub use connection::{ConnectionConfig, NegotiatedVersions, SaslConfig, ServerConnection};
 pub use frame::{RequestHeader, ResponseFrame, ResponseType};
 pub use message::{RpcRequest, IMPLEMENTED_APIS};
-pub use tls::{TlsClientConfig, TlsServerConfig};
+pub use tls::{install_default_crypto, TlsClientConfig, TlsServerConfig};

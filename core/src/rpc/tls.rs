@@ -22,6 +22,15 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
+/// Installs ring as the process's default rustls provider unless one is installed already:
+/// the HTTPS client of remote storage (reqwest built without its own provider) takes the default.
+pub fn install_default_crypto() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Another thread may win the race; its provider is as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
 fn read_certificates(file: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>> {
     let certs = CertificateDer::pem_file_iter(file)
         .and_then(|it| it.collect::<std::result::Result<Vec<_>, _>>())

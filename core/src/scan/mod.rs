@@ -226,8 +226,10 @@ impl ScanBuilder {
         self
     }
 
-    /// Snapshot-only read of a primary-key table (no log changes); not combinable with
-    /// [`ScanBuilder::between`]. Log tables ignore it.
+    /// Read-optimized read of a primary-key table (Fluss's `read.optimized`): every bucket's
+    /// latest KV snapshot, without the log changes after it, so it may be stale; a bucket
+    /// without a snapshot yet returns no rows. Not combinable with [`ScanBuilder::between`] nor
+    /// [`ScanBuilder::changelog`]. Log tables ignore it.
     pub fn read_optimized(mut self, enabled: bool) -> ScanBuilder {
         self.read_optimized = enabled;
         self

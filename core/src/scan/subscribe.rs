@@ -190,6 +190,11 @@ impl Subscription {
         let out_cols = resolve_projection(&table, &full, request.columns.as_deref())?;
         let mut fetch_cols = out_cols.clone();
         fetch_cols.sort_unstable();
+        fetch_cols.dedup();
+        if !info.older_schemas.is_empty() {
+            // Batches of an older schema are fetched whole and widened here (see decode_batch).
+            fetch_cols = (0..full.fields().len()).collect();
+        }
         let out_pos: Vec<usize> = out_cols
             .iter()
             .map(|c| fetch_cols.iter().position(|f| f == c).unwrap_or_default())

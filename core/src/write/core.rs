@@ -348,8 +348,11 @@ impl WriterTask {
             if !self.writer_id_ready || (self.renew_writer_id && self.in_flight == 0) {
                 self.init_writer_id().await;
             }
-            self.start_encoding();
-            self.send_ready();
+            // One clock reading per turn: a deadline is either due for all three steps or
+            // still to come for all of them.
+            let now = Instant::now();
+            self.start_encoding(now);
+            self.send_ready(now);
             self.resolve_flushes();
             if self.closing && self.outstanding.is_empty() && self.in_flight == 0 {
                 let err = self.first_error.take();
@@ -358,7 +361,7 @@ impl WriterTask {
                 }
                 return;
             }
-            let deadline = self.next_deadline();
+            let deadline = self.next_deadline(now);
             tokio::select! {
                 cmd = self.rx.recv(), if !self.closing => match cmd {
                     None => self.start_closing(),
@@ -568,9 +571,18 @@ impl WriterTask {
         b.full || b.id <= self.flush_mark || now >= b.created + self.config.linger
     }
 
-    fn next_deadline(&self) -> Option<Instant> {
+    /// The next moment the task must wake up by itself: a linger or retry backoff still to
+    /// come. Deadlines already past are left out: whatever they allow was done by this turn
+    /// of the loop unless something else holds it (every encoding slot busy, a batch of the
+    /// bucket in flight, a writer id to renew), and that ends with an event that wakes the
+    /// task. A past deadline would make the loop spin, taking a core from the encoders.
+    fn next_deadline(&self, now: Instant) -> Option<Instant> {
         let mut best: Option<Instant> = None;
-        let mut consider = |t: Instant| best = Some(best.map_or(t, |x: Instant| x.min(t)));
+        let mut consider = |t: Instant| {
+            if t > now {
+                best = Some(best.map_or(t, |x: Instant| x.min(t)));
+            }
+        };
         for q in self.queues.values() {
             if let Some(b) = q.batches.back() {
                 if matches!(b.encoded, Encoded::Pending) && !b.full {
@@ -589,15 +601,24 @@ impl WriterTask {
     /// Starts encoding complete batches on the blocking pool, oldest first, at most
     /// [`encode_parallelism`] at a time: compression is the writer's main CPU cost and must not
     /// run on the event loop, where it would hold up acks and sends of every bucket.
-    fn start_encoding(&mut self) {
+    fn start_encoding(&mut self, now: Instant) {
         if self.encoding >= self.max_encoding {
             return;
         }
-        let now = Instant::now();
         let mut candidates: Vec<(u64, QueueKey)> = Vec::new();
         for (key, q) in &self.queues {
+            // A bucket with nothing sent, encoding or encoded has an idle pipeline: its open
+            // batch goes once it holds a quarter of `batch_size` instead of waiting to fill up
+            // or linger. The size of a bucket's batches then follows the pace of its server
+            // (small while the server keeps up, full when it is the bottleneck), and the
+            // server starts on the first rows of a large write while the rest is encoded.
+            let idle = q.in_flight.is_empty()
+                && q.batches
+                    .iter()
+                    .all(|b| matches!(b.encoded, Encoded::Pending));
             for b in &q.batches {
-                if matches!(b.encoded, Encoded::Pending) && self.is_complete(b, now) {
+                let early = idle && b.bytes >= self.config.batch_size / 4;
+                if matches!(b.encoded, Encoded::Pending) && (early || self.is_complete(b, now)) {
                     candidates.push((b.id, *key));
                 }
             }
@@ -654,11 +675,10 @@ impl WriterTask {
     /// A batch sent again (it has a position) goes out only when nothing of its bucket is in
     /// flight, so after a failure the bucket's sequence restarts from its lowest unacknowledged
     /// batch, one batch at a time, before pipelining resumes.
-    fn send_ready(&mut self) {
+    fn send_ready(&mut self, now: Instant) {
         if !self.writer_id_ready || self.renew_writer_id {
             return;
         }
-        let now = Instant::now();
         let idempotent = self.writer_id != NO_WRITER_ID;
         let max_in_flight = self.config.max_in_flight_per_bucket.max(1);
         let mut to_send: Vec<Outgoing> = Vec::new();

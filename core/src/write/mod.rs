@@ -3,7 +3,7 @@
 //! A write is routed to its partition (by the partition columns' values) and bucket (the
 //! bucket key's CompactedKeyEncoder bytes hashed with Fluss's bucketing function; sticky or
 //! round-robin for keyless log tables), buffered per bucket up to `batch_size` bytes or
-//! `linger`, sent to the bucket leader as a magic-0 Arrow log batch (log tables, in the table's
+//! `linger` (or a quarter of `batch_size` while the bucket has nothing in flight), sent to the bucket leader as a magic-0 Arrow log batch (log tables, in the table's
 //! Arrow compression) or a KV batch of CompactedRows (primary-key tables), and acknowledged
 //! through its [`WriteFuture`]. Writes are idempotent by default: the writer gets a writer id
 //! with InitWriter and numbers each bucket's batches from 0 when they are sent; up to

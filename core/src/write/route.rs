@@ -48,6 +48,144 @@ pub(crate) fn compatible(from: &ArrowType, to: &ArrowType) -> bool {
     }
 }
 
+/// Conversions that keep every value or fail naming it (the cast kernels would truncate or
+/// reject them without saying which value):
+/// - a timestamp (or TIME) of another unit: `TIMESTAMP(3)` written from microseconds (Spark's,
+///   pandas' nanoseconds), checked that no value has digits below the column's unit or overflows;
+/// - variable-length binary into `BINARY(n)`, checked that every value has exactly `n` bytes;
+/// - a 32-bit integer into `TIME`: milliseconds of the day, the representation Fluss's Spark and
+///   Flink connectors give TIME, checked to lie within the day.
+///
+/// `Ok(None)`: not one of these pairs.
+fn convert_checked(
+    path: &TablePath,
+    name: &str,
+    array: &ArrayRef,
+    to: &ArrowType,
+) -> Result<Option<ArrayRef>> {
+    use arrow_schema::TimeUnit;
+    fn per_second(u: &TimeUnit) -> i64 {
+        match u {
+            TimeUnit::Second => 1,
+            TimeUnit::Millisecond => 1_000,
+            TimeUnit::Microsecond => 1_000_000,
+            TimeUnit::Nanosecond => 1_000_000_000,
+        }
+    }
+    fn unit_name(u: &TimeUnit) -> &'static str {
+        match u {
+            TimeUnit::Second => "seconds",
+            TimeUnit::Millisecond => "milliseconds",
+            TimeUnit::Microsecond => "microseconds",
+            TimeUnit::Nanosecond => "nanoseconds",
+        }
+    }
+    // The raw integers of `array` in unit `from`, re-expressed in unit `to`; a value that would
+    // lose digits or overflow is an error naming it.
+    let rescale = |values: &arrow_array::Int64Array, from: &TimeUnit, to_unit: &TimeUnit| {
+        let (f, t) = (per_second(from), per_second(to_unit));
+        let mut out = arrow_array::builder::Int64Builder::with_capacity(values.len());
+        for (row, v) in values.iter().enumerate() {
+            let Some(v) = v else {
+                out.append_null();
+                continue;
+            };
+            let r = if t >= f {
+                v.checked_mul(t / f)
+            } else if v % (f / t) == 0 {
+                Some(v / (f / t))
+            } else {
+                crate::bail_invalid!(
+                    "column '{name}' of table '{path}' holds {} but row {row} has {v} {}, which has \
+                     digits below that unit",
+                    unit_name(to_unit),
+                    unit_name(from)
+                );
+            };
+            match r {
+                Some(r) => out.append_value(r),
+                None => crate::bail_invalid!(
+                    "column '{name}' of table '{path}': row {row} has {v} {}, which overflows \
+                     64-bit {}",
+                    unit_name(from),
+                    unit_name(to_unit)
+                ),
+            }
+        }
+        Ok::<_, Error>(out.finish())
+    };
+    let as_i64 = |a: &ArrayRef| -> Result<arrow_array::Int64Array> {
+        // Time32 casts to Int32 only; everything else here casts to Int64 directly.
+        let a = match a.data_type() {
+            ArrowType::Time32(_) => arrow_cast::cast(a, &ArrowType::Int32)?,
+            _ => a.clone(),
+        };
+        Ok(arrow_cast::cast(&a, &ArrowType::Int64)?
+            .as_primitive::<Int64Type>()
+            .clone())
+    };
+    let time_unit = |t: &ArrowType| match t {
+        ArrowType::Time32(u) | ArrowType::Time64(u) => Some(*u),
+        _ => None,
+    };
+    let from = array.data_type();
+    let out: ArrayRef = match (from, to, time_unit(from), time_unit(to)) {
+        (ArrowType::Timestamp(u1, _), ArrowType::Timestamp(u2, _), _, _) if u1 != u2 => {
+            let scaled = rescale(&as_i64(array)?, u1, u2)?;
+            arrow_cast::cast(&scaled, to)?
+        }
+        (_, _, Some(u1), Some(u2)) if u1 != u2 => {
+            let scaled = rescale(&as_i64(array)?, &u1, &u2)?;
+            cast_int_to_time(&scaled, to)?
+        }
+        (ArrowType::Int32, _, _, Some(unit)) => {
+            const DAY_MS: i32 = 86_400_000;
+            let ints = array.as_primitive::<Int32Type>();
+            for (row, v) in ints.iter().enumerate() {
+                if let Some(v) = v.filter(|v| !(0..DAY_MS).contains(v)) {
+                    crate::bail_invalid!(
+                        "column '{name}' of table '{path}' is a TIME, written as milliseconds of \
+                         the day (0 to 86399999), but row {row} has {v}"
+                    );
+                }
+            }
+            let scaled = rescale(&as_i64(array)?, &TimeUnit::Millisecond, &unit)?;
+            cast_int_to_time(&scaled, to)?
+        }
+        (f, ArrowType::FixedSizeBinary(n), _, _) if binary_like(f) => {
+            let n = *n;
+            let as_binary = arrow_cast::cast(array, &ArrowType::LargeBinary)?;
+            for (row, v) in as_binary.as_binary::<i64>().iter().enumerate() {
+                if let Some(v) = v.filter(|v| v.len() as i64 != i64::from(n)) {
+                    crate::bail_invalid!(
+                        "column '{name}' of table '{path}' is BINARY({n}) but row {row} has {} \
+                         byte(s)",
+                        v.len()
+                    );
+                }
+            }
+            let options = arrow_cast::CastOptions {
+                safe: false,
+                ..Default::default()
+            };
+            arrow_cast::cast_with_options(&as_binary, to, &options)?
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(out))
+}
+
+/// `values` (already in the unit of `to`) as a TIME array of type `to`.
+fn cast_int_to_time(values: &arrow_array::Int64Array, to: &ArrowType) -> Result<ArrayRef> {
+    Ok(match to {
+        // Within a day, every unit of Time32 fits in 32 bits.
+        ArrowType::Time32(_) => {
+            arrow_cast::cast(&arrow_cast::cast(values, &ArrowType::Int32)?, to)?
+        }
+        _ => arrow_cast::cast(values, to)?,
+    })
+}
+
 /// Casts `array` (column `name` of table `path`) to the table's column type, or fails naming the
 /// column and both types.
 pub(crate) fn conform_column(
@@ -60,6 +198,8 @@ pub(crate) fn conform_column(
     let from = array.data_type();
     let out = if from == to {
         array.clone()
+    } else if let Some(out) = convert_checked(path, name, array, to)? {
+        out
     } else if compatible(from, to) {
         // `safe: false` turns a value that does not fit into an error instead of a null.
         let options = arrow_cast::CastOptions {
@@ -445,6 +585,125 @@ mod tests {
             e.message().contains("NOT NULL") && e.message().contains("'id'"),
             "{e}"
         );
+    }
+
+    fn one_column(name: &str, array: ArrayRef) -> RecordBatch {
+        RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new(
+                name,
+                array.data_type().clone(),
+                true,
+            )])),
+            vec![array],
+        )
+        .unwrap()
+    }
+
+    fn target_of(name: &str, t: ArrowType) -> SchemaRef {
+        Arc::new(Schema::new(vec![Field::new(name, t, true)]))
+    }
+
+    #[test]
+    fn timestamps_of_another_unit_keep_every_value_or_name_it() {
+        use arrow_array::{TimestampMicrosecondArray, TimestampMillisecondArray};
+        use arrow_schema::TimeUnit;
+        let target = target_of("ts", ArrowType::Timestamp(TimeUnit::Millisecond, None));
+        // 2026-01-01 00:00:00.123 and one before the epoch, in microseconds.
+        let micros =
+            TimestampMicrosecondArray::from(vec![Some(1_767_225_600_123_000), None, Some(-2_000)]);
+        let out = conform_batch(&path(), &target, &one_column("ts", Arc::new(micros))).unwrap();
+        let got = out
+            .column(0)
+            .as_any()
+            .downcast_ref::<TimestampMillisecondArray>()
+            .unwrap();
+        assert_eq!(got.value(0), 1_767_225_600_123);
+        assert!(got.is_null(1));
+        assert_eq!(got.value(2), -2);
+        // A microsecond digit would be lost: the error names the column, the row and the value.
+        let lossy = TimestampMicrosecondArray::from(vec![1_000, 1_767_225_600_123_456]);
+        let e = conform_batch(&path(), &target, &one_column("ts", Arc::new(lossy))).unwrap_err();
+        assert!(
+            e.message().contains("'ts'")
+                && e.message().contains("row 1")
+                && e.message().contains("1767225600123456"),
+            "{e}"
+        );
+        // Widening multiplies, with the zone label of the table's column.
+        let zoned = target_of(
+            "ts",
+            ArrowType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+        );
+        let ms = TimestampMillisecondArray::from(vec![5]);
+        let out = conform_batch(&path(), &zoned, &one_column("ts", Arc::new(ms))).unwrap();
+        assert_eq!(out.schema(), zoned);
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<arrow_array::types::TimestampNanosecondType>()
+                .value(0),
+            5_000_000
+        );
+    }
+
+    #[test]
+    fn binary_into_binary_n_checks_each_length() {
+        use arrow_array::BinaryArray;
+        let target = target_of("b", ArrowType::FixedSizeBinary(3));
+        let ok = BinaryArray::from(vec![Some(&b"abc"[..]), None, Some(&[0u8, 1, 2][..])]);
+        let out = conform_batch(&path(), &target, &one_column("b", Arc::new(ok))).unwrap();
+        let got = out.column(0).as_fixed_size_binary();
+        assert_eq!(got.value(0), b"abc");
+        assert!(got.is_null(1));
+        assert_eq!(got.value(2), &[0, 1, 2]);
+        let bad = BinaryArray::from(vec![&b"abc"[..], &b"ab"[..]]);
+        let e = conform_batch(&path(), &target, &one_column("b", Arc::new(bad))).unwrap_err();
+        assert!(
+            e.message().contains("BINARY(3)")
+                && e.message().contains("row 1")
+                && e.message().contains("2 byte"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn integers_into_time_are_milliseconds_of_the_day() {
+        use arrow_array::types::{Time32MillisecondType, Time32SecondType, Time64MicrosecondType};
+        use arrow_schema::TimeUnit;
+        let ints = || Arc::new(Int32Array::from(vec![Some(45_296_789), None, Some(0)])) as ArrayRef;
+        let ms = target_of("t", ArrowType::Time32(TimeUnit::Millisecond));
+        let out = conform_batch(&path(), &ms, &one_column("t", ints())).unwrap();
+        let got = out.column(0).as_primitive::<Time32MillisecondType>();
+        assert_eq!(
+            (got.value(0), got.is_null(1), got.value(2)),
+            (45_296_789, true, 0)
+        );
+        let us = target_of("t", ArrowType::Time64(TimeUnit::Microsecond));
+        let out = conform_batch(&path(), &us, &one_column("t", ints())).unwrap();
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<Time64MicrosecondType>()
+                .value(0),
+            45_296_789_000
+        );
+        // TIME(0) keeps whole seconds only.
+        let secs = target_of("t", ArrowType::Time32(TimeUnit::Second));
+        let e = conform_batch(&path(), &secs, &one_column("t", ints())).unwrap_err();
+        assert!(e.message().contains("45296789"), "{e}");
+        let whole = Arc::new(Int32Array::from(vec![45_296_000])) as ArrayRef;
+        let out = conform_batch(&path(), &secs, &one_column("t", whole)).unwrap();
+        assert_eq!(
+            out.column(0).as_primitive::<Time32SecondType>().value(0),
+            45_296
+        );
+        // Outside the day.
+        for v in [-1, 86_400_000] {
+            let bad = Arc::new(Int32Array::from(vec![v])) as ArrayRef;
+            let e = conform_batch(&path(), &ms, &one_column("t", bad)).unwrap_err();
+            assert!(
+                e.message().contains("'t'") && e.message().contains(&v.to_string()),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -228,6 +228,23 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_dropTable<'l>(
     })
 }
 
+/// `ALTER TABLE ... ADD COLUMN`: the fields of the exported Arrow schema at `columns_address`.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_addColumns<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    name: JString<'l>,
+    columns_address: jlong,
+) {
+    entry(&mut env, (), |env| {
+        let path = path(env, &name)?;
+        let arrow = import_schema(columns_address)?;
+        let columns = riverlet::metadata::AddColumn::from_arrow(&arrow)?;
+        Ok(admin(h)?.add_columns(&path, &columns)?)
+    })
+}
+
 /// Lists the tables of a database.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_listTables<'l>(

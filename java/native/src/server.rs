@@ -20,7 +20,7 @@ pub struct ServerHandle {
 }
 
 /// Starts a server on `host:port` (0: a free port) with `data_dir`; `users` are flattened
-/// SASL/PLAIN user, password pairs.
+/// SASL/PLAIN user, password pairs; `options` flattened server option name, value pairs.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     mut env: JNIEnv<'l>,
@@ -29,6 +29,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
     host: JString<'l>,
     port: jint,
     users: JObjectArray<'l>,
+    options: JObjectArray<'l>,
 ) -> jlong {
     entry(&mut env, 0, |env| {
         let dir = PathBuf::from(string(env, &data_dir, "data directory")?);
@@ -40,6 +41,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverStart<'l>(
         for (user, password) in pairs(env, &users, "users")? {
             config = config.with_sasl_user(user, password);
         }
+        let config = config.with_options(pairs(env, &options, "options")?)?;
         let server = LocalServer::start(config)?;
         let bootstrap = server.bootstrap_servers();
         Ok(into_handle(ServerHandle {
@@ -59,6 +61,26 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverBootstrap<'l>(
     entry(&mut env, std::ptr::null_mut(), |env| {
         let s = borrow::<ServerHandle>(h)?;
         Ok(env.new_string(&s.bootstrap)?.into_raw())
+    })
+}
+
+/// Takes a KV snapshot of every primary-key bucket whose state changed, now.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_serverTakeKvSnapshots<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) {
+    entry(&mut env, (), |_| {
+        let s = borrow::<ServerHandle>(h)?;
+        let g = s.server.lock().unwrap_or_else(|p| p.into_inner());
+        match g.as_ref() {
+            Some(server) => {
+                server.take_kv_snapshots();
+                Ok(())
+            }
+            None => Err(Error::invalid("the local server is shut down").into()),
+        }
     })
 }
 

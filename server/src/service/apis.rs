@@ -77,6 +77,7 @@ served_apis! {
     ListPartitionInfos: 0, Some(0) => blocking(ListPartitionInfosRequest, list_partitions);
     TableExists: 0, Some(0) => blocking(TableExistsRequest, table_exists);
     GetTableSchema: 0, Some(0) => blocking(GetTableSchemaRequest, get_table_schema);
+    AlterTable: 0, Some(0) => blocking(AlterTableRequest, alter_table);
     GetMetadata: 0, Some(0) => blocking(MetadataRequest, get_metadata);
     ProduceLog: 0, Some(0) => appending(ProduceLogRequest, produce_log);
     FetchLog: 0, Some(0) => awaited(FetchLogRequest, fetch_log);
@@ -96,6 +97,7 @@ served_apis! {
     Authenticate: 0, Some(0) => connection;
     GetTableStats: 0, Some(0) => blocking(GetTableStatsRequest, table_stats);
     ScanKv: 0, None => blocking(ScanKvRequest, scan_kv);
+    GetFileSystemSecurityToken: 0, Some(0) => inline(GetFileSystemSecurityTokenRequest, fs_security_token);
 }
 
 fn unsupported(key: ApiKey) -> Error {
@@ -115,6 +117,54 @@ fn decode<M: Message + Default>(key: ApiKey, body: Bytes) -> Result<M> {
 }
 
 impl Server {
+    /// What a client needs to read `remote.data.dir`. As Fluss: a local directory (or none)
+    /// answers scheme `file` with an empty token; S3 answers the credentials as Fluss's
+    /// `CredentialsJsonSerde` JSON (the configured static keys here: there is no STS) and the
+    /// endpoint, region and path style under Hadoop S3A's names.
+    fn fs_security_token(
+        &self,
+        _r: GetFileSystemSecurityTokenRequest,
+    ) -> Result<GetFileSystemSecurityTokenResponse> {
+        use riverlet::remote::{self, TokenCredentials};
+        let dir = self.config.remote_data_dir.as_deref().unwrap_or("");
+        if !remote::is_s3(dir) {
+            return Ok(GetFileSystemSecurityTokenResponse {
+                schema: "file".into(),
+                token: Vec::new(),
+                expiration_time: None,
+                addition_info: vec![],
+            });
+        }
+        let s3 = &self.config.s3;
+        let token = serde_json::to_vec(&TokenCredentials {
+            version: 1,
+            access_key_id: s3.access_key.clone(),
+            access_key_secret: s3.secret_key.clone(),
+            security_token: None,
+        })
+        .map_err(|e| Error::internal(format!("encode security token: {e}")))?;
+        let mut infos = Vec::new();
+        if let Some(e) = &s3.endpoint {
+            infos.push((remote::TOKEN_ENDPOINT_KEY, e.clone()));
+        }
+        if let Some(r) = &s3.region {
+            infos.push((remote::TOKEN_REGION_KEY, r.clone()));
+        }
+        infos.push((remote::TOKEN_PATH_STYLE_KEY, s3.path_style.to_string()));
+        Ok(GetFileSystemSecurityTokenResponse {
+            schema: dir.split("://").next().unwrap_or("s3").to_string(),
+            token,
+            expiration_time: None,
+            addition_info: infos
+                .into_iter()
+                .map(|(k, v)| PbKeyValue {
+                    key: k.to_string(),
+                    value: v,
+                })
+                .collect(),
+        })
+    }
+
     fn api_versions_answer(&self, _r: ApiVersionsRequest) -> Result<ApiVersionsResponse> {
         Ok(api_versions_of(self.config.fluss_0_9_apis))
     }

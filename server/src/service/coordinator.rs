@@ -1,5 +1,6 @@
 //! Coordinator handlers: databases, tables, partitions, metadata, writer ids and the
-//! (always empty) KV and lake snapshots.
+//! KV snapshots (the periodic ones of `kv.snapshot.interval`) and (always empty) lake
+//! snapshots.
 
 use riverlet::error::codes as error_codes;
 use riverlet::metadata::TablePath;
@@ -112,7 +113,7 @@ impl Server {
             table_json: t.entry.table_json.as_bytes().to_vec(),
             created_time: t.entry.created,
             modified_time: t.entry.modified,
-            remote_data_dir: None,
+            remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
         })
     }
 
@@ -135,21 +136,105 @@ impl Server {
         r: GetTableSchemaRequest,
     ) -> Result<GetTableSchemaResponse> {
         let t = lock(&self.catalog).table(&r.table_path.database_name, &r.table_path.table_name)?;
-        if let Some(id) = r.schema_id {
-            if id != t.entry.schema_id {
-                return Err(fluss(
+        match r.schema_id {
+            Some(id) if id != t.entry.schema_id => match t.entry.older_schemas.get(&id) {
+                Some(json) => Ok(GetTableSchemaResponse {
+                    schema_id: id,
+                    schema_json: json.as_bytes().to_vec(),
+                }),
+                None => Err(fluss(
                     error_codes::SCHEMA_NOT_EXIST,
                     format!(
                         "Schema for table {} with schema id {id} does not exist.",
                         t.path()
                     ),
+                )),
+            },
+            _ => Ok(GetTableSchemaResponse {
+                schema_id: t.entry.schema_id,
+                schema_json: t.descriptor.schema.to_json(),
+            }),
+        }
+    }
+
+    /// ALTER TABLE: ADD COLUMN (nullable, LAST) only; other changes are refused, naming them.
+    pub(super) fn alter_table(&self, r: AlterTableRequest) -> Result<AlterTableResponse> {
+        let path = TablePath::new(&r.table_path.database_name, &r.table_path.table_name);
+        let refuse = |what: &str| {
+            Err(fluss(
+                error_codes::INVALID_ALTER_TABLE_EXCEPTION,
+                format!(
+                    "ALTER TABLE {path}: {what} is not supported by the Riverlet embedded server \
+                     (it supports ADD COLUMN, nullable, at the end)"
+                ),
+            ))
+        };
+        if !r.config_changes.is_empty() {
+            return refuse("changing table properties");
+        }
+        if !r.drop_columns.is_empty() {
+            return refuse("DROP COLUMN");
+        }
+        if !r.rename_columns.is_empty() {
+            return refuse("RENAME COLUMN");
+        }
+        if !r.modify_columns.is_empty() {
+            return refuse("MODIFY COLUMN");
+        }
+        if r.add_columns.is_empty() {
+            return Ok(AlterTableResponse::default());
+        }
+        let mut columns = Vec::new();
+        for c in &r.add_columns {
+            if c.column_position_type != 0 {
+                return Err(fluss(
+                    error_codes::INVALID_ALTER_TABLE_EXCEPTION,
+                    format!(
+                        "ALTER TABLE {path}: column '{}' must be added at the end (LAST), got \
+                         position type {}",
+                        c.column_name, c.column_position_type
+                    ),
                 ));
             }
+            if c.agg_function_type.is_some() {
+                return refuse("an aggregation function on an added column");
+            }
+            let data_type = serde_json::from_slice::<serde_json::Value>(&c.data_type_json)
+                .map_err(|e| e.to_string())
+                .and_then(|v| {
+                    riverlet::metadata::DataType::from_json_value(&v)
+                        .map_err(|e| e.message().to_string())
+                })
+                .map_err(|e| {
+                    fluss(
+                        error_codes::INVALID_ALTER_TABLE_EXCEPTION,
+                        format!(
+                            "ALTER TABLE {path}: bad data type of column '{}': {e}",
+                            c.column_name
+                        ),
+                    )
+                })?;
+            columns.push(riverlet::metadata::AddColumn {
+                name: c.column_name.clone(),
+                data_type,
+                comment: c.comment.clone(),
+            });
         }
-        Ok(GetTableSchemaResponse {
-            schema_id: t.entry.schema_id,
-            schema_json: t.descriptor.schema.to_json(),
-        })
+        let done = lock(&self.catalog).add_columns(
+            &r.table_path.database_name,
+            &r.table_path.table_name,
+            &columns,
+            r.ignore_if_not_exists,
+        )?;
+        if let Some(t) = done {
+            tracing::info!(
+                "{}: schema id {} adds {} column(s)",
+                t.path(),
+                t.entry.schema_id,
+                columns.len()
+            );
+        }
+        Ok(AlterTableResponse::default())
     }
 
     pub(super) fn list_partitions(
@@ -180,7 +265,7 @@ impl Server {
                             .map(|(key, value)| PbKeyValue { key, value })
                             .collect(),
                     },
-                    remote_data_dir: None,
+                    remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
                 })
                 .collect(),
         })
@@ -238,7 +323,7 @@ impl Server {
                 },
                 created_time: t.entry.created,
                 modified_time: t.entry.modified,
-                remote_data_dir: None,
+                remote_data_dir: self.remote.as_ref().map(|r| r.uri().to_string()),
             });
         }
         let mut parts = Vec::new();
@@ -339,33 +424,73 @@ impl Server {
             ),
             (None, false) => None,
         };
-        // No KV snapshots are ever taken in the Fluss sense: every bucket reports none, so clients
-        // rebuild the state from the changelog starting at the earliest offset.
-        Ok(GetLatestKvSnapshotsResponse {
-            table_id: t.entry.id,
-            partition_id,
-            latest_snapshots: (0..t.buckets)
-                .map(|b| PbKvSnapshot {
+        let table_id = t.entry.id;
+        let buckets = t.buckets;
+        drop(c);
+        let latest_snapshots = (0..buckets)
+            .map(|b| {
+                let tb = TableBucket {
+                    table_id,
+                    partition_id,
+                    bucket: b,
+                };
+                let latest = self.snapshot_store(&tb)?.and_then(|s| lock(&s).latest());
+                Ok(PbKvSnapshot {
                     bucket_id: b,
-                    snapshot_id: None,
-                    log_offset: None,
+                    snapshot_id: latest.map(|s| s.id),
+                    log_offset: latest.map(|s| s.log_offset),
                 })
-                .collect(),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GetLatestKvSnapshotsResponse {
+            table_id,
+            partition_id,
+            latest_snapshots,
         })
+    }
+
+    fn snapshot_store(
+        &self,
+        tb: &TableBucket,
+    ) -> Result<Option<std::sync::Arc<std::sync::Mutex<crate::kv_snapshots::KvSnapshotStore>>>>
+    {
+        let bucket = self.tablets.get(tb)?;
+        let g = super::read_bucket(&bucket);
+        Ok(g.snapshots.clone())
     }
 
     pub(super) fn kv_snapshot_metadata(
         &self,
         r: GetKvSnapshotMetadataRequest,
     ) -> Result<GetKvSnapshotMetadataResponse> {
-        Err(fluss(
-            error_codes::KV_SNAPSHOT_NOT_EXIST,
-            format!(
-                "Failed to get kv snapshot metadata for table bucket {} and snapshot id {}. Error: Kv snapshot not found",
-                TableBucket { table_id: r.table_id, partition_id: r.partition_id, bucket: r.bucket_id },
-                r.snapshot_id
-            ),
-        ))
+        let tb = TableBucket {
+            table_id: r.table_id,
+            partition_id: r.partition_id,
+            bucket: r.bucket_id,
+        };
+        let found = self
+            .tablets
+            .get(&tb)
+            .ok()
+            .and_then(|b| super::read_bucket(&b).snapshots.clone())
+            .and_then(|s| lock(&s).get(r.snapshot_id));
+        let Some((snapshot, file)) = found else {
+            return Err(fluss(
+                error_codes::KV_SNAPSHOT_NOT_EXIST,
+                format!(
+                    "Failed to get kv snapshot metadata for table bucket {tb} and snapshot id {}. Error: Kv snapshot not found",
+                    r.snapshot_id
+                ),
+            ));
+        };
+        let file = std::fs::canonicalize(&file).unwrap_or(file);
+        Ok(GetKvSnapshotMetadataResponse {
+            log_offset: snapshot.log_offset,
+            snapshot_files: vec![PbRemotePathAndLocalFile {
+                remote_path: format!("file://{}", file.display()),
+                local_file_name: riverlet::record::kv_snapshot::KV_SNAPSHOT_FILE_NAME.to_string(),
+            }],
+        })
     }
 
     pub(super) fn lake_snapshot(

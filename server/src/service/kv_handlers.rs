@@ -67,7 +67,7 @@ impl Server {
                 format!("the primary key table not exists for {tb}"),
             ));
         }
-        crate::validate::kv_records(meta, &b.records, &self.config)?;
+        let decoded = crate::validate::kv_records(meta, &b.records, &self.config)?;
         let kvb = riverlet::record::kv_batch::KvRecordBatch::new(&b.records).map_err(|e| {
             fluss(
                 error_codes::CORRUPT_RECORD_EXCEPTION,
@@ -88,23 +88,43 @@ impl Server {
                 format!("Invalid schema id: {schema_id}, latest schema id: {latest}"),
             ));
         }
-        let mut records = Vec::new();
+        let mut recs = Vec::new();
         for rec in kvb.records() {
-            let rec = rec.map_err(|e| {
+            recs.push(rec.map_err(|e| {
                 fluss(
                     error_codes::CORRUPT_RECORD_EXCEPTION,
                     e.message().to_string(),
                 )
-            })?;
-            records.push((rec.key.to_vec(), rec.value.map(|v| v.to_vec())));
+            })?);
         }
+        // A writer that opened the table before an ADD COLUMN writes the older schema: its rows
+        // are re-encoded in the latest one before they are merged and stored.
+        let upgraded = if schema_id != latest {
+            recs.iter()
+                .map(|r| {
+                    r.value
+                        .map(|v| merge::upgrade_row(meta, schema_id, v))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        let records: Vec<(&[u8], Option<&[u8]>)> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| match upgraded.get(i) {
+                Some(v) => (r.key, v.as_deref()),
+                None => (r.key, r.value),
+            })
+            .collect();
         let (writer_id, seq) = (kvb.writer_id(), kvb.batch_sequence());
         let mut g = write_bucket(&bucket);
         let g = &mut *g;
         if let SequenceCheck::Duplicate(m) = g.log.check_sequence(writer_id, seq)? {
             return Ok(m.last_offset + 1);
         }
-        self.write_kv(meta, g, &records, target, writer_id, seq)
+        self.write_kv(meta, g, &records, Some(decoded), target, (writer_id, seq))
     }
 
     /// Applies KV records to a bucket (merge engine, auto-increment values), appends their
@@ -113,17 +133,17 @@ impl Server {
         &self,
         meta: &TableMeta,
         g: &mut Bucket,
-        records: &[(Vec<u8>, Option<Vec<u8>>)],
+        records: &[(&[u8], Option<&[u8]>)],
+        decoded: Option<Vec<Option<Vec<riverlet::row::Datum>>>>,
         target: Option<&[bool]>,
-        writer_id: i64,
-        seq: i32,
+        (writer_id, seq): (i64, i32),
     ) -> Result<i64> {
         let latest = meta.entry.schema_id as i16;
         let kv =
             g.kv.as_mut()
                 .ok_or_else(|| Error::internal(format!("{} has no KV tablet", meta.path())))?;
         let table_id = meta.entry.id;
-        let w = merge::apply_batch(meta, kv, latest, records, target, &mut || {
+        let w = merge::apply_batch(meta, kv, latest, records, decoded, target, &mut || {
             self.tablets.sequences.next(table_id)
         })?;
         let rb = riverlet::row::arrow_rows::rows_to_record_batch(
@@ -210,15 +230,19 @@ impl Server {
             for (col, v) in key_cols.iter().zip(values) {
                 row[*col] = v;
             }
-            records.push((key.clone(), Some(merge::encode_row(meta, &row)?)));
+            records.push((key.as_slice(), merge::encode_row(meta, &row)?));
         }
+        let records: Vec<(&[u8], Option<&[u8]>)> = records
+            .iter()
+            .map(|(k, v)| (*k, Some(v.as_slice())))
+            .collect();
         self.write_kv(
             meta,
             g,
             &records,
+            None,
             target.as_deref(),
-            crate::writers::NO_WRITER_ID,
-            -1,
+            (crate::writers::NO_WRITER_ID, -1),
         )?;
         Ok(())
     }

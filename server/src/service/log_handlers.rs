@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use riverlet::error::codes as error_codes;
 use riverlet::proto::*;
-use riverlet::record::log_batch::{self, LogBatchIter};
+use riverlet::record::log_batch;
 use riverlet::scan::time::now_millis as now_ms;
 use riverlet::{Error, Result};
 
@@ -103,12 +103,21 @@ impl Server {
                     } else {
                         b.fetch_offset
                     };
+                    let (hw, start) = (g.log.high_watermark(), g.log.log_start_offset());
+                    // Below the local log start Fluss answers with the remote segments to read.
+                    if offset < g.log.local_log_start_offset() {
+                        if let Some((segs, pos)) = g.log.remote_fetch(offset) {
+                            drop(g);
+                            let info = self.remote_fetch_info(meta, b, segs, pos)?;
+                            return Ok((Vec::new(), hw, start, Some(info)));
+                        }
+                    }
                     let bytes = g.log.read(offset, want, min_one)?;
                     let bytes = match &proj {
                         Some(fields) if !bytes.is_empty() => project(meta, &bytes, fields)?,
                         _ => bytes,
                     };
-                    Ok((bytes, g.log.high_watermark(), g.log.log_start_offset()))
+                    Ok((bytes, hw, start, None))
                 });
                 let mut a = PbFetchLogRespForBucket {
                     partition_id: b.partition_id,
@@ -116,7 +125,7 @@ impl Server {
                     ..Default::default()
                 };
                 match res {
-                    Ok((bytes, hw, start)) => {
+                    Ok((bytes, hw, start, remote)) => {
                         if !bytes.is_empty() {
                             min_one = false;
                         }
@@ -124,7 +133,14 @@ impl Server {
                         total += bytes.len();
                         a.high_watermark = Some(hw);
                         a.log_start_offset = Some(start);
-                        a.records = Some(Bytes::from(bytes));
+                        match remote {
+                            Some(info) => {
+                                // an answer to act on now, like data: no long-poll wait
+                                total += 1;
+                                a.remote_log_fetch_info = Some(info);
+                            }
+                            None => a.records = Some(Bytes::from(bytes)),
+                        }
                     }
                     Err(e) => {
                         errors = true;
@@ -145,6 +161,50 @@ impl Server {
             total,
             errors,
         )
+    }
+
+    /// Fluss's `RemoteLogFetchInfo` for `segs`, the first read from byte `first_pos`.
+    fn remote_fetch_info(
+        &self,
+        meta: &TableMeta,
+        b: &PbFetchLogReqForBucket,
+        segs: Vec<crate::log::RemoteSegment>,
+        first_pos: u64,
+    ) -> Result<PbRemoteLogFetchInfo> {
+        let dir = self
+            .remote_log_tablet_dir(meta, b.partition_id, b.bucket_id)
+            .ok_or_else(|| Error::internal("remote segments without remote.data.dir"))?;
+        let partition_name = b.partition_id.and_then(|p| {
+            super::lock(&self.catalog)
+                .partition_by_id(p)
+                .map(|(_, e)| e.name)
+        });
+        let too_big = |what: &str, v: u64| {
+            fluss(
+                error_codes::LOG_STORAGE_EXCEPTION,
+                format!("remote segment {what} {v} does not fit Fluss's int32 field"),
+            )
+        };
+        Ok(PbRemoteLogFetchInfo {
+            remote_log_tablet_dir: dir.uri().to_string(),
+            partition_name,
+            remote_log_segments: segs
+                .into_iter()
+                .map(|s| {
+                    Ok(PbRemoteLogSegment {
+                        remote_log_segment_id: s.id,
+                        remote_log_start_offset: s.start,
+                        remote_log_end_offset: s.end,
+                        segment_size_in_bytes: i32::try_from(s.size)
+                            .map_err(|_| too_big("size", s.size))?,
+                        max_timestamp: Some(s.max_timestamp),
+                    })
+                })
+                .collect::<Result<_>>()?,
+            first_start_pos: Some(
+                i32::try_from(first_pos).map_err(|_| too_big("position", first_pos))?,
+            ),
+        })
     }
 
     pub(super) fn list_offsets(&self, r: ListOffsetsRequest) -> Result<ListOffsetsResponse> {
@@ -261,27 +321,9 @@ fn check_projection(meta: &TableMeta, fields: &[i32]) -> Result<Vec<usize>> {
     Ok(fields.iter().map(|f| *f as usize).collect())
 }
 
-/// Re-encodes stored batches keeping only the projected Arrow columns (header fields kept).
-///
-/// Like Fluss's `FileLogProjection`, the header keeps the stored batch's CRC, which no longer
-/// matches the re-encoded payload: clients skip the CRC check of projected fetches.
+/// Re-encodes stored batches keeping only the projected Arrow columns (the core's rule), each
+/// batch read with the schema it was written with.
 fn project(meta: &TableMeta, bytes: &[u8], fields: &[usize]) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(bytes.len());
-    for item in LogBatchIter::new(bytes) {
-        let b = item?;
-        let (cts, rb) = b.arrow_records_projected(&meta.arrow_schema, fields)?;
-        let mut nb = log_batch::build_arrow_log_batch(
-            b.schema_id(),
-            &rb,
-            meta.compression,
-            cts.as_deref(),
-            b.writer_id(),
-            b.batch_sequence(),
-        )?;
-        log_batch::set_base_offset(&mut nb, b.base_offset())?;
-        log_batch::set_commit_timestamp(&mut nb, b.commit_timestamp())?;
-        log_batch::set_crc(&mut nb, b.crc())?;
-        out.extend_from_slice(&nb);
-    }
-    Ok(out)
+    let schema_of = |id: i16| meta.arrow_of(i32::from(id)).cloned();
+    log_batch::project_arrow_batches(bytes, &schema_of, fields, meta.compression)
 }

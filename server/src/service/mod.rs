@@ -21,6 +21,7 @@ mod apis;
 mod coordinator;
 mod kv_handlers;
 mod log_handlers;
+mod tiering;
 
 use apis::served_apis;
 pub use apis::{api_versions, api_versions_of, SERVED_APIS};
@@ -95,6 +96,8 @@ pub struct Server {
     scanners: Mutex<HashMap<Vec<u8>, ScanSession>>,
     scanner_seq: AtomicU64,
     advertised: OnceLock<(String, u16)>,
+    /// `remote.data.dir`, opened (log segments are tiered there when set).
+    pub remote: Option<riverlet::remote::RemoteDir>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -116,6 +119,13 @@ impl Server {
             Error::from(e).context(format!("data directory {}", config.data_dir.display()))
         })?;
         let catalog = Catalog::open(&config.data_dir, config.default_bucket_number)?;
+        let remote = match &config.remote_data_dir {
+            Some(d) => Some(
+                riverlet::remote::RemoteDir::create(d, &config.s3)
+                    .map_err(|e| e.context("remote.data.dir"))?,
+            ),
+            None => None,
+        };
         let tablets = Tablets::new(&config);
         for t in catalog.all_tables() {
             if t.is_partitioned() {
@@ -134,6 +144,7 @@ impl Server {
             scanners: Mutex::new(HashMap::new()),
             scanner_seq: AtomicU64::new(1),
             advertised: OnceLock::new(),
+            remote,
         }))
     }
 
@@ -205,13 +216,15 @@ impl Server {
     }
 
     /// Deletes expired segments of every log table (table.log.ttl). PK tables keep their
-    /// changelog: with no Fluss KV snapshots it is what clients rebuild state from.
+    /// changelog: clients without ScanKv rebuild the state from it (a KV snapshot covers only
+    /// the changes before its offset).
     pub fn enforce_ttl(&self) {
         for (tb, bucket) in self.tablets.all() {
             let Ok(meta) = self.table(tb.table_id) else {
                 continue;
             };
-            if meta.is_pk() || meta.ttl_ms <= 0 {
+            // With tiering, local segments go once copied and remote ones expire instead.
+            if meta.is_pk() || meta.ttl_ms <= 0 || self.remote.is_some() {
                 continue;
             }
             let mut g = write_bucket(&bucket);
@@ -219,6 +232,33 @@ impl Server {
                 Ok(n) if n > 0 => tracing::info!("{tb}: deleted {n} expired log segment(s)"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!("{tb}: TTL cleanup failed: {e}"),
+            }
+        }
+    }
+
+    /// Takes a KV snapshot of every primary-key bucket whose state moved since its latest one
+    /// (Fluss's periodic snapshot, every `kv.snapshot.interval`). The state is copied under
+    /// the bucket's read lock and written without it.
+    pub fn take_kv_snapshots(&self) {
+        for (tb, bucket) in self.tablets.all() {
+            let (store, log_offset, values) = {
+                let g = read_bucket(&bucket);
+                let (Some(kv), Some(store)) = (g.kv.as_ref(), g.snapshots.as_ref()) else {
+                    continue;
+                };
+                let covered = lock(store).latest().map_or(0, |s| s.log_offset);
+                if kv.log_offset() == covered {
+                    continue;
+                }
+                (store.clone(), kv.log_offset(), kv.snapshot_values())
+            };
+            let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+            let written = lock(&store).write(log_offset, &refs);
+            match written {
+                Ok(s) => {
+                    tracing::debug!("{tb}: kv snapshot {} at log offset {}", s.id, s.log_offset)
+                }
+                Err(e) => tracing::warn!("{tb}: kv snapshot failed: {e}"),
             }
         }
     }

@@ -5,7 +5,8 @@
 //! decodes log batches (shared with subscriptions); `log_read` runs the fetches of a read ahead
 //! of its parallel decoding; `pk_view` folds a primary-key changelog and
 //! reads the latest view (ScanKv, or on Apache Fluss 0.9.x a replay of the changelog folded
-//! per key). This module runs a plan.
+//! per key) and KV snapshots' states, which `snapshot` finds and reads. This module runs a
+//! plan.
 
 use std::sync::Arc;
 
@@ -20,13 +21,14 @@ mod fetch;
 mod log_read;
 mod pk_view;
 mod plan;
+mod snapshot;
 
 pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, FetchedBatch};
 pub(crate) use pk_view::{latest_view_bucket, values_to_batch};
 pub(crate) use plan::{log_count, plan, select_partitions, table_name, BucketRead, Plan};
 
 use log_read::{Finish, LogReader, LogSource};
-use pk_view::{fold_bucket, read_kv_bucket};
+use pk_view::{fold_bucket, read_kv_bucket, read_snapshot_bucket};
 use plan::Mode;
 
 /// Starts a planned read.
@@ -61,6 +63,7 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
             }
             let more = match plan.mode {
                 Mode::Kv => read_kv_bucket(&plan, &b, &mut emit).await?,
+                Mode::Snapshot => read_snapshot_bucket(&plan, &b, &mut emit).await?,
                 _ => fold_bucket(&plan, &b, &mut emit).await?,
             };
             if !more {

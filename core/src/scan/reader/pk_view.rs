@@ -1,5 +1,6 @@
-//! The primary-key side of reads: the changelog folded per key inside a window, and the
-//! latest view of a bucket (ScanKv, or a changelog replay on servers without it).
+//! The primary-key side of reads: the changelog folded per key inside a window, the latest
+//! view of a bucket (ScanKv, or a changelog replay on servers without it) and the state of a
+//! bucket's KV snapshot (read-optimized reads).
 
 use arrow_array::RecordBatch;
 
@@ -9,7 +10,7 @@ use super::super::time::PinnedRange;
 use crate::client::{OffsetSpec, Table};
 use crate::error::codes;
 use crate::metadata::{DataType, KvFormat};
-use crate::proto::{GetLatestKvSnapshotsRequest, PbScanReqForBucket, PbTablePath, ScanKvRequest};
+use crate::proto::{PbScanReqForBucket, ScanKvRequest};
 use crate::record::ValueRecordBatch;
 use crate::rpc::ApiKey;
 use crate::{Error, Result};
@@ -18,6 +19,7 @@ use super::fetch::FetchColumns;
 use super::finish_batch;
 use super::log_read::{bucket_batches, LogSource};
 use super::plan::{table_name, BucketRead, Plan};
+use super::snapshot::{latest_snapshots, read_snapshot, SnapshotRef};
 
 const SCAN_KV_BATCH_BYTES: i32 = 4 * 1024 * 1024;
 /// Rows per output batch of folds and KV scans.
@@ -35,6 +37,7 @@ pub(super) async fn fold_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter)
         &plan.key_cols,
         &plan.key_types,
         Some(range),
+        Vec::new(),
     )
     .await?;
     for batch in batches {
@@ -48,7 +51,8 @@ pub(super) async fn fold_bucket(plan: &Plan, b: &BucketRead, emit: &mut Emitter)
 
 /// Reads `[b.start, b.end)` of one bucket's changelog (only the records committed inside
 /// `range`, when given) and folds it per primary key (`key_cols` index the fetched columns):
-/// the last value of every key whose last change is not a delete.
+/// the last value of every key whose last change is not a delete. `base` is the state before
+/// `b.start` (a KV snapshot's rows, of the fetched columns) that the changelog applies to.
 async fn fold_log(
     table: &Table,
     b: &BucketRead,
@@ -56,8 +60,28 @@ async fn fold_log(
     key_cols: &[usize],
     key_types: &[DataType],
     range: Option<PinnedRange>,
+    base: Vec<RecordBatch>,
 ) -> Result<Vec<RecordBatch>> {
     let mut fold = ChangelogFold::new(columns.schema.clone());
+    // The base rows come before every log record: offsets below any real one.
+    let mut base_offset = i64::MIN;
+    for batch in base {
+        let keys = crate::row::encode_keys_from_batch(&batch, key_cols, key_types)?;
+        let records: Vec<ChangeRecord> = keys
+            .into_iter()
+            .enumerate()
+            .map(|(i, key)| {
+                base_offset += 1;
+                ChangeRecord {
+                    key,
+                    offset: base_offset,
+                    change: KeyChange::Upsert,
+                    row: i,
+                }
+            })
+            .collect();
+        fold.push(&batch, records)?;
+    }
     let mut batches = bucket_batches(
         LogSource {
             table: table.clone(),
@@ -94,7 +118,9 @@ async fn fold_log(
     fold.finish(OUTPUT_ROWS)
 }
 
-/// Decodes value rows (schema id + row bytes) into a batch of the table's full schema.
+/// Decodes value rows (schema id + row bytes) into a batch of the table's full schema. A row
+/// written under an older schema id (before an ADD COLUMN) is decoded with that schema and
+/// gets nulls for the added columns.
 pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordBatch> {
     let info = &table.info;
     let types = info.schema().data_types();
@@ -102,18 +128,19 @@ pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordB
     let mut rows = Vec::with_capacity(values.len());
     for v in values {
         let (schema_id, row) = crate::row::decode_value(v)?;
-        if schema_id as i32 != info.schema_id {
-            return Err(Error::unsupported(format!(
-                "a row of table '{}' was written with schema id {schema_id} but the table is at \
-                 schema id {}; reading older schemas is not supported yet",
-                table_name(table),
-                info.schema_id
-            )));
-        }
-        rows.push(match format {
-            KvFormat::Indexed => crate::row::decode_indexed_row(&types, row)?,
-            _ => crate::row::decode_compacted_row(&types, row)?,
-        });
+        let schema_id = schema_id as i32;
+        let older;
+        let row_types: &[DataType] = if schema_id == info.schema_id {
+            &types
+        } else {
+            older = info.schema_by_id(schema_id)?.data_types();
+            &older
+        };
+        let decoded = match format {
+            KvFormat::Indexed => crate::row::decode_indexed_row(row_types, row)?,
+            _ => crate::row::decode_compacted_row(row_types, row)?,
+        };
+        rows.push(crate::metadata::evolution::widen_row(decoded, types.len()));
     }
     crate::row::rows_to_record_batch(&info.schema().to_arrow(), &types, &rows)
 }
@@ -125,13 +152,14 @@ pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordB
 /// - **ScanKv** (API 1061; Apache Fluss 1.0 and riverlet-server): the server scans its KV
 ///   state.
 /// - **Changelog replay** (Apache Fluss 0.9.x, which has no ScanKv): what Fluss's own
-///   connectors do for a bucket without a KV snapshot. GetLatestKvSnapshots tells whether the
-///   bucket has a snapshot; the changelog is read from the earliest offset to the high
-///   watermark and folded per key (last `+I`/`+U` wins, `-D` removes). That is exact while the
-///   log still starts at offset 0, snapshot or not (a snapshot does not truncate the log). When
-///   a snapshot exists and the log no longer starts at 0 (retention removed its head), the view
-///   would need the snapshot's RocksDB files, which Riverlet does not download: that case is
-///   an [`Unsupported`](crate::ErrorKind::Unsupported) error.
+///   connectors do, a KV snapshot's state with the changelog after it merged in. The changelog
+///   is read up to the high watermark and folded per key (last `+I`/`+U` wins, `-D` removes)
+///   from offset 0 while the log still starts there (exact, snapshot or not: a snapshot does
+///   not truncate the log). When the log no longer starts at 0 (retention removed its head),
+///   the fold starts from the bucket's latest KV snapshot instead, which must cover the
+///   missing head and be readable (see [`read_snapshot`]; Fluss's RocksDB snapshots are not):
+///   otherwise the view would silently miss the older keys, and the read is an
+///   [`Unsupported`](crate::ErrorKind::Unsupported) error.
 pub(crate) async fn latest_view_bucket(
     table: &Table,
     b: &BucketRead,
@@ -146,7 +174,60 @@ pub(crate) async fn latest_view_bucket(
         let (batches, offset) = scan_kv_bucket_with_offset(table, b, limit).await?;
         return Ok((batches, offset.unwrap_or(0)));
     }
-    let (start, end) = replay_bounds(table, b, conn.peer()).await?;
+    let (earliest, end) = log_bounds(table, b).await?;
+    let mut start = earliest;
+    let mut base = Vec::new();
+    if earliest > 0 {
+        let why = match latest_snapshots(table, b.partition_name.as_deref())
+            .await?
+            .get(&b.bucket)
+        {
+            None => {
+                "; the changes before it are gone and the bucket has no KV snapshot".to_string()
+            }
+            Some(s) if s.log_offset < earliest => format!(
+                "; its latest KV snapshot (id {}, log offset {}) does not reach the log's start, \
+                 so the changes between are gone",
+                s.id, s.log_offset
+            ),
+            Some(s) => match read_snapshot(table, b, *s).await? {
+                Ok(rows) => {
+                    base = rows;
+                    start = s.log_offset;
+                    String::new()
+                }
+                Err(why) => format!(
+                    " while a KV snapshot (id {}, log offset {}) holds the older state, but {why}",
+                    s.id, s.log_offset
+                ),
+            },
+        };
+        if !why.is_empty() {
+            return Err(Error::unsupported(format!(
+                "reading the latest view of {} of primary-key table '{}': the tablet \
+                 server at {} has no ScanKv API (Apache Fluss 0.9.x), and the bucket's log \
+                 no longer starts at offset 0 (it starts at {earliest}, its end is {end}){why}. \
+                 Use a server with ScanKv (Apache Fluss 1.0 or riverlet-server), or a time-range \
+                 read (between).",
+                b.describe(),
+                table_name(table),
+                conn.peer(),
+            )));
+        }
+    }
+    let batches = fold_full_rows(table, b, start, end, base).await?;
+    Ok((batches, end.max(start)))
+}
+
+/// `[start, end)` of one bucket's changelog folded per key over `base`, full table schema.
+async fn fold_full_rows(
+    table: &Table,
+    b: &BucketRead,
+    start: i64,
+    end: i64,
+    base: Vec<RecordBatch>,
+) -> Result<Vec<RecordBatch>> {
+    let info = &table.info;
     let full = info.schema().to_arrow();
     let all: Vec<usize> = (0..full.fields().len()).collect();
     let key_cols = info.schema().primary_key_indexes();
@@ -162,70 +243,85 @@ pub(crate) async fn latest_view_bucket(
         projected: false,
         schema: &full,
     };
-    let batches = fold_log(table, &read, &columns, &key_cols, &key_types, None).await?;
-    Ok((batches, end))
+    if start >= end {
+        if base.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Nothing to merge: the base (already one row per key) is the state.
+        return Ok(base);
+    }
+    fold_log(table, &read, &columns, &key_cols, &key_types, None, base).await
 }
 
-/// The offsets `[0, high watermark)` to replay for the latest view of a bucket on a server
-/// without ScanKv, or Unsupported when the log no longer starts at 0 (expired or snapshotted
-/// away, entirely or in part: a replay would silently miss the older keys).
-async fn replay_bounds(table: &Table, b: &BucketRead, server: &str) -> Result<(i64, i64)> {
+/// The log start offset and high watermark of one bucket.
+async fn log_bounds(table: &Table, b: &BucketRead) -> Result<(i64, i64)> {
     let info = &table.info;
     let admin = table.conn.admin();
-    let earliest = admin
-        .list_offsets_by_id(
-            info.table_id,
-            b.partition_id,
-            &[b.bucket],
-            OffsetSpec::Earliest,
-        )
-        .await?
-        .get(&b.bucket)
-        .copied()
-        .unwrap_or(0);
-    let latest = admin
-        .list_offsets_by_id(
-            info.table_id,
-            b.partition_id,
-            &[b.bucket],
-            OffsetSpec::Latest,
-        )
-        .await?
-        .get(&b.bucket)
-        .copied()
-        .unwrap_or(0);
-    // Replaying a log that no longer starts at 0 would miss the keys written before its
-    // start: a silently partial (or, with the whole log expired, empty) view. Refuse instead.
+    let get = |spec| {
+        let admin = admin.clone();
+        async move {
+            Ok::<i64, Error>(
+                admin
+                    .list_offsets_by_id(info.table_id, b.partition_id, &[b.bucket], spec)
+                    .await?
+                    .get(&b.bucket)
+                    .copied()
+                    .unwrap_or(0),
+            )
+        }
+    };
+    let earliest = get(OffsetSpec::Earliest).await?;
+    let latest = get(OffsetSpec::Latest).await?;
+    Ok((earliest, latest))
+}
+
+/// One bucket of a read-optimized read: the state of its latest KV snapshot, never the log
+/// after it (as Fluss's `read.optimized`: stale by design). A bucket without a snapshot
+/// contributes no rows, as in Fluss.
+pub(super) async fn read_snapshot_bucket(
+    plan: &Plan,
+    b: &BucketRead,
+    emit: &mut Emitter,
+) -> Result<bool> {
+    let Some(snap) = plan.snapshots.get(&(b.partition_id, b.bucket)).copied() else {
+        return Ok(true);
+    };
+    let batches = snapshot_state(&plan.table, b, snap).await?;
+    for batch in batches {
+        let out = finish_batch(plan, batch)?;
+        if !emit.emit(out).await {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The state of a bucket as of a KV snapshot (full table schema): the snapshot's rows when
+/// Riverlet can read them; otherwise, while the log still starts at 0, the changelog up to the
+/// snapshot's log offset folded per key, which is the same state exactly (this is how a
+/// read-optimized read works against Apache Fluss 0.9.x); otherwise Unsupported.
+async fn snapshot_state(
+    table: &Table,
+    b: &BucketRead,
+    snap: SnapshotRef,
+) -> Result<Vec<RecordBatch>> {
+    let why = match read_snapshot(table, b, snap).await? {
+        Ok(rows) => return Ok(rows),
+        Err(why) => why,
+    };
+    let (earliest, _) = log_bounds(table, b).await?;
     if earliest > 0 {
-        let req = GetLatestKvSnapshotsRequest {
-            table_path: PbTablePath::from(&info.table_path),
-            partition_name: b.partition_name.clone(),
-        };
-        let resp = table.conn.coordinator().await?.request(&req).await?;
-        let snapshot = resp
-            .latest_snapshots
-            .iter()
-            .find(|s| s.bucket_id == b.bucket && s.snapshot_id.is_some())
-            .map(|s| {
-                format!(
-                    " while a KV snapshot (id {}, log offset {}) holds the older state; reading \
-                     it would need the snapshot's RocksDB files, which Riverlet does not download",
-                    s.snapshot_id.unwrap_or_default(),
-                    s.log_offset.unwrap_or_default()
-                )
-            })
-            .unwrap_or_else(|| "; the changes before it are gone".to_string());
         return Err(Error::unsupported(format!(
-            "reading the latest view of {} of primary-key table '{}': the tablet \
-             server at {server} has no ScanKv API (Apache Fluss 0.9.x), and the bucket's log \
-             no longer starts at offset 0 (it starts at {earliest}, its end is {latest}){snapshot}. \
-             Use a server with ScanKv (Apache Fluss 1.0 or riverlet-server), or a time-range read \
-             (between).",
+            "read-optimized read of {} of primary-key table '{}': its KV snapshot {} (log offset \
+             {}) cannot be read: {why}; and the bucket's log no longer starts at offset 0 (it \
+             starts at {earliest}), so the snapshot's state cannot be rebuilt from the log either",
             b.describe(),
             table_name(table),
+            snap.id,
+            snap.log_offset
         )));
     }
-    Ok((earliest, latest))
+    fold_full_rows(table, b, 0, snap.log_offset, Vec::new()).await
 }
 
 /// Reads the latest view of one bucket of a primary-key table.

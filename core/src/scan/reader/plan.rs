@@ -1,7 +1,7 @@
 //! Planning a bounded read: options checked, columns and partitions chosen, and the offset
 //! bounds of every bucket taken at planning time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
@@ -15,6 +15,7 @@ use crate::metadata::{DataType, LogFormat};
 use crate::{Error, Result};
 
 use super::fetch::FetchColumns;
+use super::snapshot::{latest_snapshots, SnapshotRef};
 
 /// One bucket to read: `[start, end)` in offsets.
 #[derive(Debug, Clone)]
@@ -46,6 +47,8 @@ pub(crate) enum Mode {
     PkFold,
     /// The latest view through ScanKv.
     Kv,
+    /// Read-optimized: each bucket's latest KV snapshot, without the log after it.
+    Snapshot,
 }
 
 /// A planned read.
@@ -70,6 +73,9 @@ pub(crate) struct Plan {
     pub key_types: Vec<DataType>,
     /// What the caller should be told about this read (e.g. a window reaching past retention).
     pub warnings: Vec<crate::Warning>,
+    /// Read-optimized reads: the snapshot of each bucket that has one, by (partition, bucket),
+    /// taken at planning time.
+    pub snapshots: HashMap<(Option<i64>, i32), SnapshotRef>,
 }
 
 pub(crate) fn table_name(table: &Table) -> String {
@@ -215,12 +221,20 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         None => None,
     };
 
+    if has_pk && b.read_optimized && b.changelog {
+        crate::bail_invalid!(
+            "table '{name}': read-optimized mode must not be enabled for a changelog read: it \
+             reads only snapshots, which carry no changes"
+        );
+    }
     let mode = if b.changelog {
         Mode::Changelog
     } else if !has_pk {
         Mode::Log
     } else if range.is_some() {
         Mode::PkFold
+    } else if b.read_optimized {
+        Mode::Snapshot
     } else {
         Mode::Kv
     };
@@ -255,8 +269,9 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         .collect();
     fetch_cols.sort_unstable();
     fetch_cols.dedup();
-    if mode == Mode::Kv {
-        // ScanKv returns whole rows.
+    if matches!(mode, Mode::Kv | Mode::Snapshot) || !info.older_schemas.is_empty() {
+        // ScanKv and snapshots return whole rows; batches of an older schema are fetched
+        // whole and widened to the current one (see decode_batch).
         fetch_cols = (0..full.fields().len()).collect();
     }
     let projected = fetch_cols.len() < full.fields().len();
@@ -289,12 +304,19 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
     let bucket_ids = super::super::request::select_buckets(&table, b.buckets.as_deref())?;
     let parts = select_partitions(&table, b.partitions.as_deref(), b.filter.as_ref()).await?;
     let mut buckets = Vec::new();
+    let mut snapshots = HashMap::new();
     for p in parts {
         let (pid, pname) = match &p {
             Some(p) => (Some(p.partition_id), Some(p.name.clone())),
             None => (None, None),
         };
-        if mode == Mode::Kv {
+        if mode == Mode::Snapshot {
+            let latest = latest_snapshots(&table, pname.as_deref()).await?;
+            for (bucket, s) in latest {
+                snapshots.insert((pid, bucket), s);
+            }
+        }
+        if matches!(mode, Mode::Kv | Mode::Snapshot) {
             for &bucket in &bucket_ids {
                 buckets.push(BucketRead {
                     partition_id: pid,
@@ -343,6 +365,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         key_cols,
         key_types,
         warnings,
+        snapshots,
     })
 }
 

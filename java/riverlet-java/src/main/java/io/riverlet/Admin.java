@@ -105,6 +105,26 @@ public final class Admin implements AutoCloseable {
   }
 
   /**
+   * {@code ALTER TABLE ... ADD COLUMN}: appends the fields of {@code columns} (each nullable and
+   * new) at the end. Rows written before read the new columns as null; {@link Table} handles
+   * opened earlier keep the old schema (open the table again).
+   *
+   * @param dbDotTable {@code database.table}
+   * @param columns the columns to add
+   * @throws InvalidArgumentException for a NOT NULL or existing column (named)
+   * @throws TableNotFoundException when the table does not exist
+   */
+  public void addColumns(String dbDotTable, Schema columns) {
+    Objects.requireNonNull(dbDotTable, "table name");
+    Objects.requireNonNull(columns, "columns");
+    BufferAllocator alloc = connection.allocator();
+    try (ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
+      Data.exportSchema(alloc, columns, null, schema);
+      handle.run(a -> NativeMethods.addColumns(a, dbDotTable, schema.memoryAddress()));
+    }
+  }
+
+  /**
    * Drops a table.
    *
    * @param dbDotTable {@code database.table}

@@ -44,12 +44,42 @@ public final class LocalServer implements AutoCloseable {
    * @return the running server (close it)
    */
   public static LocalServer start(Path dataDir, String host, int port, Map<String, String> users) {
+    return start(dataDir, host, port, users, Map.of());
+  }
+
+  /**
+   * Starts a server with SASL/PLAIN users and server options by their Apache Fluss names (for
+   * example {@code remote.data.dir}, {@code log.segment.file-size}).
+   *
+   * @param dataDir the data directory
+   * @param host the address to listen on
+   * @param port the TCP port, or 0 for a free one
+   * @param users user name to password; empty for no authentication
+   * @param options server options by their Fluss names, for example {@code kv.snapshot.interval}
+   *     (how often primary-key buckets get the KV snapshot read-optimized reads serve; off unless
+   *     set)
+   * @return the running server (close it)
+   * @throws InvalidArgumentException for an unknown option or a bad value
+   */
+  public static LocalServer start(
+      Path dataDir, String host, int port, Map<String, String> users, Map<String, String> options) {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(host, "host");
     NativeLibrary.ensureLoaded();
     String[] flat = Admin.flatten(users == null ? Map.of() : users);
-    long h = NativeMethods.serverStart(dataDir.toAbsolutePath().toString(), host, port, flat);
+    String[] opts = Admin.flatten(options == null ? Map.of() : options);
+    long h =
+        NativeMethods.serverStart(dataDir.toAbsolutePath().toString(), host, port, flat, opts);
     return new LocalServer(h, dataDir);
+  }
+
+  /**
+   * Takes a KV snapshot of every primary-key bucket whose state changed since its latest one,
+   * now (what the {@code kv.snapshot.interval} task does periodically); returns once they are
+   * written.
+   */
+  public void takeKvSnapshots() {
+    handle.run(NativeMethods::serverTakeKvSnapshots);
   }
 
   /**

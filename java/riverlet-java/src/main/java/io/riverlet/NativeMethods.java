@@ -55,6 +55,8 @@ final class NativeMethods {
 
   static native void dropTable(long admin, String name, boolean ignoreIfNotExists);
 
+  static native void addColumns(long admin, String name, long columnsSchemaAddress);
+
   static native String[] listTables(long admin, String database);
 
   static native boolean tableExists(long admin, String name);
@@ -123,7 +125,10 @@ final class NativeMethods {
   static native long[] positions(long subscription);
 
   // LocalServer.
-  static native long serverStart(String dataDir, String host, int port, String[] users);
+  static native long serverStart(
+      String dataDir, String host, int port, String[] users, String[] options);
+
+  static native void serverTakeKvSnapshots(long server);
 
   static native String serverBootstrap(long server);
 

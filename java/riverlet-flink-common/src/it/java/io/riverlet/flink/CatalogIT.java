@@ -21,7 +21,7 @@ class CatalogIT extends FlinkTestBase {
         TableEnvironment env = batchEnv();
         run(env, "CREATE DATABASE cat_db");
         run(env, "CREATE DATABASE IF NOT EXISTS cat_db");
-        assertTrue(rows(env, "SHOW DATABASES").contains("+I[cat_db]"));
+        assertTrue(rows(env, "SHOW DATABASES").contains("+I[" + db("cat_db") + "]"));
         run(env, "USE cat_db");
         run(env, "CREATE TABLE pk (a INT, b STRING, c DECIMAL(10, 2), d TIMESTAMP(3), e DATE,"
                 + " f BIGINT NOT NULL, PRIMARY KEY (a, f) NOT ENFORCED)"
@@ -33,7 +33,7 @@ class CatalogIT extends FlinkTestBase {
         assertEquals(list("+I[logt]", "+I[parted]", "+I[pk]"), rows(env, "SHOW TABLES"));
 
         var catalog = env.getCatalog("fluss_catalog").orElseThrow();
-        CatalogTable pk = (CatalogTable) catalog.getTable(new ObjectPath("cat_db", "pk"));
+        CatalogTable pk = (CatalogTable) catalog.getTable(new ObjectPath(db("cat_db"), "pk"));
         assertEquals(List.of("a", "f"), pk.getUnresolvedSchema().getPrimaryKey().orElseThrow().getColumnNames());
         assertEquals("4", pk.getOptions().get("bucket.num"));
         assertEquals("7d", pk.getOptions().get("table.log.ttl"));
@@ -42,22 +42,22 @@ class CatalogIT extends FlinkTestBase {
         assertTrue(schema.contains("DECIMAL(10, 2)") && schema.contains("TIMESTAMP(3)")
                 && schema.contains("`f` BIGINT NOT NULL"), schema);
 
-        CatalogTable parted = (CatalogTable) catalog.getTable(new ObjectPath("cat_db", "parted"));
+        CatalogTable parted = (CatalogTable) catalog.getTable(new ObjectPath(db("cat_db"), "parted"));
         assertEquals(List.of("dt"), parted.getPartitionKeys());
 
-        CatalogBaseTable changelog = catalog.getTable(new ObjectPath("cat_db", "pk$changelog"));
+        CatalogBaseTable changelog = catalog.getTable(new ObjectPath(db("cat_db"), "pk$changelog"));
         String cl = changelog.getUnresolvedSchema().toString();
         assertTrue(cl.indexOf("_change_type") < cl.indexOf("_log_offset")
                 && cl.indexOf("_log_offset") < cl.indexOf("_commit_timestamp")
                 && cl.indexOf("_commit_timestamp") < cl.indexOf("`a`"), cl);
 
         run(env, "DROP TABLE logt");
-        assertFalse(catalog.tableExists(new ObjectPath("cat_db", "logt")));
+        assertFalse(catalog.tableExists(new ObjectPath(db("cat_db"), "logt")));
         run(env, "DROP TABLE IF EXISTS logt");
         assertThrows(Exception.class, () -> env.executeSql("DROP TABLE logt").await());
         run(env, "CREATE DATABASE IF NOT EXISTS other_db");
         run(env, "USE other_db");
         run(env, "DROP DATABASE cat_db CASCADE");
-        assertFalse(rows(env, "SHOW DATABASES").contains("+I[cat_db]"));
+        assertFalse(rows(env, "SHOW DATABASES").contains("+I[" + db("cat_db") + "]"));
     }
 }

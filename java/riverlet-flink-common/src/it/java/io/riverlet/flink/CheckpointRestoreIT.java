@@ -47,8 +47,8 @@ class CheckpointRestoreIT extends FlinkTestBase {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
         see.setParallelism(parallelism);
         see.enableCheckpointing(500);
-        StreamTableEnvironment env = StreamTableEnvironment.create(
-                see, EnvironmentSettings.newInstance().inStreamingMode().build());
+        StreamTableEnvironment env = withRunNames(StreamTableEnvironment.create(
+                see, EnvironmentSettings.newInstance().inStreamingMode().build()));
         if (restorePath != null) {
             env.getConfig().getConfiguration().setString("execution.state-recovery.path", restorePath);
         }
@@ -75,7 +75,7 @@ class CheckpointRestoreIT extends FlinkTestBase {
 
     private static long count(String table) {
         try (Connection c = Riverlet.connect(bootstrap(), java.util.Collections.emptyMap());
-                Table t = c.table(table)) {
+                Table t = c.table(runNames(table))) {
             return t.count();
         }
     }

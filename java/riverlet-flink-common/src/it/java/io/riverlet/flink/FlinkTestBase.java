@@ -3,6 +3,9 @@ package io.riverlet.flink;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
 
 import io.riverlet.LocalServer;
 import org.apache.flink.configuration.Configuration;
@@ -34,10 +38,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Flink pages use. Results are compared as exact, sorted row strings ({@code +I[1, a]}).
  *
  * <p>With the environment variable {@code RIVERLET_TEST_BOOTSTRAP} set (the real-Fluss interop
- * run), the tests use that server instead. They create the databases of the Flink pages
- * ({@code my_db}, {@code finance}, ...) by those names, so they need a server where none exists
- * yet: run-interop.sh runs them once, on its fresh cluster. What cannot apply to Apache Fluss
- * is adapted there and printed ({@link #notApplicable(String)}).
+ * run), the tests use that server instead. The statements name the databases of the Flink pages
+ * ({@code my_db}, {@code finance}, ...); against an external server the environments of
+ * {@link #streamEnv()} / {@link #batchEnv()} ({@link #withRunNames}) give each of those names a
+ * suffix unique to the test JVM ({@link #db(String)}), so the suites of both Flink versions can
+ * run one after the other, or again, on the same cluster. What cannot apply to Apache Fluss is
+ * adapted there and printed ({@link #notApplicable(String)}).
  */
 // CloseableIterator.close() declares Exception; the iterators here are closed on purpose.
 @SuppressWarnings("try")
@@ -63,6 +69,52 @@ public abstract class FlinkTestBase {
     private static String externalBootstrap() {
         String b = System.getenv("RIVERLET_TEST_BOOTSTRAP");
         return b == null || b.isBlank() ? null : b;
+    }
+
+    /** The databases the statements name (those of the Flink pages, and the suites' own). */
+    private static final List<String> STATEMENT_DATABASES = List.of(
+            "my_db", "finance", "cat_db", "other_db", "ckpt_db", "writes_log", "writes_pk",
+            "writes_rules");
+
+    /** The suffix of those database names on an external server (empty on the embedded one). */
+    protected static final String RUN_SUFFIX =
+            EXTERNAL_BOOTSTRAP == null ? "" : "_" + Long.toString(System.nanoTime() & 0xffffffL, 36);
+
+    private static final Pattern DATABASE_NAME = Pattern.compile(
+            "(?<![A-Za-z0-9_$])(" + String.join("|", STATEMENT_DATABASES) + ")(?![A-Za-z0-9_$])");
+
+    /** The name database {@code name} of a statement has on the test server. */
+    protected static String db(String name) {
+        return name + RUN_SUFFIX;
+    }
+
+    /** {@code sql} with every database name of {@link #STATEMENT_DATABASES} mapped by {@link #db}. */
+    static String runNames(String sql) {
+        return RUN_SUFFIX.isEmpty() ? sql : DATABASE_NAME.matcher(sql).replaceAll("$1" + RUN_SUFFIX);
+    }
+
+    /**
+     * {@code env} with the SQL text of {@code executeSql}, {@code sqlQuery} and
+     * {@code explainSql} passed through {@link #runNames} (a no-op on the embedded server).
+     */
+    protected static StreamTableEnvironment withRunNames(StreamTableEnvironment env) {
+        if (RUN_SUFFIX.isEmpty()) {
+            return env;
+        }
+        InvocationHandler h = (proxy, method, args) -> {
+            String m = method.getName();
+            if (args != null && args.length > 0 && args[0] instanceof String
+                    && (m.equals("executeSql") || m.equals("sqlQuery") || m.equals("explainSql"))) {
+                args[0] = runNames((String) args[0]);
+            }
+            try {
+                return method.invoke(env, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (StreamTableEnvironment) Proxy.newProxyInstance(
+                FlinkTestBase.class.getClassLoader(), new Class<?>[] {StreamTableEnvironment.class}, h);
     }
 
     /** Prints why part of a test does not apply to the external (Apache Fluss) server. */
@@ -110,8 +162,8 @@ public abstract class FlinkTestBase {
     protected static StreamTableEnvironment streamEnv() {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
         see.setParallelism(2);
-        StreamTableEnvironment env = StreamTableEnvironment.create(
-                see, EnvironmentSettings.newInstance().inStreamingMode().build());
+        StreamTableEnvironment env = withRunNames(StreamTableEnvironment.create(
+                see, EnvironmentSettings.newInstance().inStreamingMode().build()));
         registerCatalog(env);
         return env;
     }
@@ -120,8 +172,8 @@ public abstract class FlinkTestBase {
     protected static TableEnvironment batchEnv() {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
         see.setParallelism(2);
-        StreamTableEnvironment env = StreamTableEnvironment.create(
-                see, EnvironmentSettings.newInstance().inBatchMode().build());
+        StreamTableEnvironment env = withRunNames(StreamTableEnvironment.create(
+                see, EnvironmentSettings.newInstance().inBatchMode().build()));
         registerCatalog(env);
         return env;
     }

@@ -25,6 +25,8 @@ import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.expressions.IdentityTransform;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -263,10 +265,43 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
     return out;
   }
 
+  /**
+   * {@code ALTER TABLE ... ADD COLUMNS}: Fluss's schema evolution adds nullable columns at the
+   * end; every other change (and a position) is refused, naming it.
+   */
   @Override
-  public Table alterTable(Identifier ident, TableChange... changes) {
-    throw new UnsupportedOperationException(
-        "ALTER TABLE is not supported by the Riverlet Spark connector yet (table " + ident + ")");
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    String path = path(ident);
+    List<StructField> added = new ArrayList<>();
+    for (TableChange c : changes) {
+      if (!(c instanceof TableChange.AddColumn)) {
+        throw new UnsupportedOperationException(
+            "ALTER TABLE " + path + ": only ADD COLUMNS is supported, not "
+                + c.getClass().getSimpleName());
+      }
+      TableChange.AddColumn a = (TableChange.AddColumn) c;
+      if (a.fieldNames().length != 1) {
+        throw new UnsupportedOperationException(
+            "ALTER TABLE " + path + ": cannot add the nested field "
+                + String.join(".", a.fieldNames()));
+      }
+      if (a.position() != null) {
+        throw new UnsupportedOperationException(
+            "ALTER TABLE " + path + ": column " + a.fieldNames()[0]
+                + " can only be added at the end (Fluss adds columns last), not "
+                + a.position());
+      }
+      added.add(
+          new StructField(a.fieldNames()[0], a.dataType(), a.isNullable(), Metadata.empty()));
+    }
+    if (!added.isEmpty()) {
+      try (Admin a = admin()) {
+        a.addColumns(path, TypeMapping.toArrow(new StructType(added.toArray(new StructField[0]))));
+      } catch (TableNotFoundException | DatabaseNotFoundException e) {
+        throw new NoSuchTableException(ident);
+      }
+    }
+    return loadTable(ident);
   }
 
   @Override

@@ -125,6 +125,43 @@ public final class TypeMapping {
     }
   }
 
+  /**
+   * The Arrow schema Spark's own Arrow writer fills for a write into a table of {@code table}'s
+   * schema: each top-level column as the Arrow type of its Spark type (see {@link #toSpark}), so
+   * TIMESTAMP(p) and TIMESTAMP_LTZ(p) of any precision become microsecond timestamps, BINARY(n)
+   * variable-length binary and TIME an INT of milliseconds of the day. The core converts the
+   * batch back to the table's types, checking every value (no sub-unit digits dropped, exactly
+   * n bytes, a time within the day) and naming the first that does not fit.
+   */
+  public static Schema sparkWritable(Schema table) {
+    List<Field> fields = new ArrayList<>();
+    for (Field f : table.getFields()) {
+      ArrowType t = f.getType();
+      ArrowType w = t;
+      switch (t.getTypeID()) {
+        case Timestamp:
+          w = new ArrowType.Timestamp(TimeUnit.MICROSECOND, ((ArrowType.Timestamp) t).getTimezone());
+          break;
+        case FixedSizeBinary:
+          w = ArrowType.Binary.INSTANCE;
+          break;
+        case Time:
+          w = new ArrowType.Int(32, true);
+          break;
+        default:
+          break;
+      }
+      fields.add(
+          w == t
+              ? f
+              : new Field(
+                  f.getName(),
+                  new FieldType(f.isNullable(), w, null, f.getMetadata()),
+                  f.getChildren()));
+    }
+    return new Schema(fields, table.getCustomMetadata());
+  }
+
   /** The Arrow schema of a Spark schema, for CREATE TABLE (read by the core as Fluss types). */
   public static Schema toArrow(StructType schema) {
     List<Field> fields = new ArrayList<>();

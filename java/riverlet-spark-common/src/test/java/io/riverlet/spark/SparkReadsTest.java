@@ -137,6 +137,40 @@ class SparkReadsTest extends SparkTestBase {
   }
 
   @Test
+  void readOptimizedReadsTheKvSnapshotWithoutTheLogTail() {
+    sql("CREATE TABLE pk_ro (order_id BIGINT, item_id BIGINT, amount INT, address STRING) "
+        + "TBLPROPERTIES ('primary.key' = 'order_id', 'bucket.num' = '2')");
+    sql("INSERT INTO pk_ro VALUES (600, 21, 601, 'addr1'), (700, 22, 602, 'addr2'), "
+        + "(800, 23, 603, 'addr3')");
+    if (!takeKvSnapshots("SparkReadsTest.readOptimizedReadsTheKvSnapshotWithoutTheLogTail")) {
+      return;
+    }
+    sql("INSERT INTO pk_ro VALUES (700, 220, 602, 'addr2'), (900, 24, 604, 'addr4')");
+    try {
+      sql("SET spark.sql.fluss.read.optimized=true");
+      // The snapshot's state: the upsert after it is not merged.
+      assertEquals(
+          list("[600,21,601,addr1]", "[700,22,602,addr2]", "[800,23,603,addr3]"),
+          rows("SELECT * FROM pk_ro ORDER BY order_id"));
+      assertEquals(
+          list("[600,21]", "[700,22]"),
+          rows("SELECT order_id, item_id FROM pk_ro WHERE amount <= 602 ORDER BY order_id"));
+      sql("SET spark.sql.fluss.read.optimized=false");
+      assertEquals(
+          list("[600,21,601,addr1]", "[700,220,602,addr2]", "[800,23,603,addr3]",
+              "[900,24,604,addr4]"),
+          rows("SELECT * FROM pk_ro ORDER BY order_id"));
+      // The DataFrame option overrides the session for one read.
+      assertEquals(
+          list("[600,21,601,addr1]", "[700,22,602,addr2]", "[800,23,603,addr3]"),
+          rows(spark().read().option("read.optimized", "true").table("pk_ro")
+              .orderBy("order_id")));
+    } finally {
+      spark().conf().unset("spark.sql.fluss.read.optimized");
+    }
+  }
+
+  @Test
   void primaryKeyTableSelectAll() {
     assertEquals(
         list("[600,21,601,addr1]", "[700,22,602,addr2]", "[800,23,603,addr3]",

@@ -97,6 +97,23 @@ public abstract class SparkTestBase {
     }
   }
 
+  /**
+   * Takes a KV snapshot of every changed primary-key bucket of the embedded server now, as
+   * Fluss's test harness triggers one. Returns false (after printing why) on an external server,
+   * whose snapshots come only every {@code kv.snapshot.interval}.
+   */
+  protected static boolean takeKvSnapshots(String test) {
+    spark();
+    if (server == null) {
+      System.out.println("NOT APPLICABLE to the server at " + EXTERNAL_BOOTSTRAP + ": " + test
+          + ": needs a KV snapshot at a known point, which only the embedded server takes on "
+          + "demand");
+      return false;
+    }
+    server.takeKvSnapshots();
+    return true;
+  }
+
   /** A direct connection to the test server (for writes Spark SQL has no syntax for). */
   protected static Connection connection() {
     spark();

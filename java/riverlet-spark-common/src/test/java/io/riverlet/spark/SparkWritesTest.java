@@ -48,4 +48,24 @@ class SparkWritesTest extends SparkTestBase {
         () -> sql("INSERT INTO null_pk VALUES (CAST(NULL AS BIGINT), 'x')"));
     assertTrue(e.toString().contains("id"), e.toString());
   }
+
+  @Test
+  void alterTableAddColumnsKeepsOldRowsWithNulls() {
+    sql("CREATE TABLE evolve_pk (id BIGINT, name STRING) TBLPROPERTIES ('primary.key' = 'id')");
+    sql("INSERT INTO evolve_pk VALUES (1, 'a'), (2, 'b')");
+    sql("CREATE TABLE evolve_log (id BIGINT, name STRING)");
+    sql("INSERT INTO evolve_log VALUES (1, 'a')");
+    sql("ALTER TABLE evolve_pk ADD COLUMNS (note STRING)");
+    sql("ALTER TABLE evolve_log ADD COLUMNS (note STRING, n INT)");
+    sql("INSERT INTO evolve_pk VALUES (2, 'B', 'x'), (3, 'c', 'y')");
+    sql("INSERT INTO evolve_log VALUES (2, 'b', 'x', 7)");
+    assertEquals(List.of("[1,a,null]", "[2,B,x]", "[3,c,y]"),
+        rows("SELECT * FROM evolve_pk ORDER BY id"));
+    assertEquals(List.of("[1,a,null,null]", "[2,b,x,7]"),
+        rows("SELECT * FROM evolve_log ORDER BY id"));
+    assertEquals(List.of("[1]"), rows("SELECT id FROM evolve_pk WHERE note IS NULL"));
+    Exception e = assertThrows(Exception.class,
+        () -> sql("ALTER TABLE evolve_pk DROP COLUMN note"));
+    assertTrue(e.getMessage().contains("only ADD COLUMNS"), e.getMessage());
+  }
 }

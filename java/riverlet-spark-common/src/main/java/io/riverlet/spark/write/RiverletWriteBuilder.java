@@ -3,6 +3,7 @@ package io.riverlet.spark.write;
 import io.riverlet.Table;
 import io.riverlet.spark.ConnectionSpec;
 import io.riverlet.spark.RiverletTable;
+import io.riverlet.spark.TypeMapping;
 import java.io.IOException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -72,9 +73,10 @@ public final class RiverletWriteBuilder
     boolean upsert = table.info().hasPrimaryKey();
     String name = table.name();
     ConnectionSpec spec = table.spec();
-    // The batches take the table's own Arrow types and nullability (Spark's rows are written
-    // into them by position), so the core receives exactly the schema it checks against.
-    String arrowSchemaJson = table.info().schema().toJson();
+    // The batches take the table's column names, nullability and Arrow types (Spark's rows are
+    // written into them by position), except for the types Spark's Arrow writer cannot fill
+    // (TypeMapping.sparkWritable), which the core converts back, checking every value.
+    String arrowSchemaJson = TypeMapping.sparkWritable(table.info().schema()).toJson();
     return new Write() {
       @Override
       public String description() {

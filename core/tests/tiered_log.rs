@@ -1,0 +1,391 @@
+//! Tiered log storage: the embedded server copies rolled segments to `remote.data.dir` (a
+//! local directory, or S3 served by moto's server mode) and drops the local copies; reads,
+//! subscriptions from earliest, time windows and ListOffsets stay exact across the boundary
+//! between remote and local segments. The client reads remote segments itself, as Fluss's does.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use riverlet::client::Table;
+use riverlet::client::{Connection, OffsetSpec};
+use riverlet::proto::{FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable};
+use riverlet::scan::{StartupMode, TimePoint};
+
+const GROUPS: usize = 12;
+const PER_GROUP: i32 = 40;
+
+/// Options of a server that tiers almost at once: 2 KiB segments, one local rolled segment
+/// kept, a tiering round every 50 ms, an index entry every 256 bytes.
+fn tiering_options(remote: &str) -> Vec<(String, String)> {
+    [
+        ("remote.data.dir", remote),
+        ("log.segment.file-size", "2kb"),
+        ("log.index.interval-size", "256"),
+        ("table.log.tiered.local-segments", "1"),
+        ("remote.log.task-interval-duration", "50ms"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+fn env_with(options: Vec<(String, String)>) -> Option<TestEnv> {
+    TestEnv::embedded_only(
+        "needs an embedded server with remote.data.dir and 2 KiB segments",
+        move |c| {
+            for (k, v) in &options {
+                c.set(k, v).unwrap();
+            }
+        },
+    )
+}
+
+/// FetchLog of bucket 0 at `offset`: whether the server answered with remote segments.
+async fn answered_remote(conn: &Connection, table: &Table, offset: i64) -> bool {
+    let req = FetchLogRequest {
+        follower_server_id: -1,
+        max_bytes: 1 << 20,
+        tables_req: vec![PbFetchLogReqForTable {
+            table_id: table.info().table_id,
+            projection_pushdown_enabled: false,
+            projected_fields: vec![],
+            buckets_req: vec![PbFetchLogReqForBucket {
+                partition_id: None,
+                bucket_id: 0,
+                fetch_offset: offset,
+                max_fetch_bytes: 1 << 20,
+            }],
+            filter_predicate: None,
+            filter_schema_id: None,
+        }],
+        max_wait_ms: Some(0),
+        min_bytes: Some(0),
+        read_preference: None,
+    };
+    let resp = conn
+        .request_leader(table.info().table_id, None, 0, &req)
+        .await
+        .unwrap();
+    let b = &resp.tables_resp[0].buckets_resp[0];
+    assert_eq!(b.error_code.unwrap_or(0), 0, "{:?}", b.error_message);
+    match &b.remote_log_fetch_info {
+        Some(info) => {
+            assert!(!info.remote_log_segments.is_empty());
+            assert!(b.records.as_ref().is_none_or(|r| r.is_empty()));
+            true
+        }
+        None => false,
+    }
+}
+
+/// Writes GROUPS groups of rows, one produce request each, with a time boundary between them;
+/// returns the boundaries.
+async fn write_groups(table: &Table) -> Vec<i64> {
+    let mut bounds = vec![boundary().await];
+    for g in 0..GROUPS as i32 {
+        let rows: Vec<(i32, String, &str)> = (0..PER_GROUP)
+            .map(|i| (g * 1000 + i, format!("payload-{g}-{i:04}"), "eu"))
+            .collect();
+        let refs: Vec<(i32, &str, &str)> =
+            rows.iter().map(|(a, b, c)| (*a, b.as_str(), *c)).collect();
+        append(table, &refs).await;
+        bounds.push(boundary().await);
+    }
+    bounds
+}
+
+fn group_ids(g: usize) -> Vec<i32> {
+    (0..PER_GROUP).map(|i| g as i32 * 1000 + i).collect()
+}
+
+/// Waits (without asserting how long it takes) until the head of bucket 0 is served from
+/// remote storage while its tail is still local.
+async fn wait_until_tiered(conn: &Connection, table: &Table) {
+    for _ in 0..1200 {
+        if answered_remote(conn, table, 0).await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("offset 0 was never moved to remote storage");
+}
+
+/// Everything a reader sees, checked on a table whose head is remote.
+async fn check_reads(env: &TestEnv) {
+    let conn = env.connect().await;
+    let path = env.path("tiered");
+    let table = create_table(&conn, &path, descriptor(false, false, 1)).await;
+    let bounds = write_groups(&table).await;
+    wait_until_tiered(&conn, &table).await;
+    let total = GROUPS as i64 * PER_GROUP as i64;
+    // the newest rows are still local: the last offset is not answered from remote
+    assert!(!answered_remote(&conn, &table, total - 1).await);
+
+    // full scan
+    let all: Vec<i32> = (0..GROUPS).flat_map(group_ids).collect();
+    assert_eq!(ids(&table.scan().collect().await.unwrap()), all);
+    // projected scan (remote segments hold whole rows; the client projects them)
+    let names = table.scan().project(&["name"]).collect().await.unwrap();
+    assert_eq!(total_rows(&names), all.len());
+    assert_eq!(names[0].num_columns(), 1);
+
+    // subscription from earliest
+    let mut sub = table.subscribe(StartupMode::Earliest).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        for b in sub.poll(Duration::from_millis(100)).await.unwrap() {
+            seen.extend(ids(std::slice::from_ref(&b.batch)));
+        }
+        if seen.len() >= all.len() {
+            break;
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, all);
+
+    // every time window, the remote ones, the local ones and those spanning both
+    for g in 0..GROUPS {
+        let got = ids(&table
+            .scan()
+            .between(bounds[g], Some(TimePoint::EpochMillis(bounds[g + 1])))
+            .collect()
+            .await
+            .unwrap());
+        assert_eq!(got, group_ids(g), "window {g}");
+    }
+    let wide = ids(&table
+        .scan()
+        .between(bounds[1], Some(TimePoint::EpochMillis(bounds[GROUPS - 1])))
+        .collect()
+        .await
+        .unwrap());
+    let want: Vec<i32> = (1..GROUPS - 1).flat_map(group_ids).collect();
+    assert_eq!(wide, want);
+
+    // ListOffsets: earliest is the remote start, latest the end; a timestamp never lands after
+    // the first row committed at or after it
+    let admin = conn.admin();
+    let earliest = admin
+        .list_offsets(&path, None, &[0], OffsetSpec::Earliest)
+        .await
+        .unwrap();
+    assert_eq!(earliest[&0], 0);
+    let latest = admin
+        .list_offsets(&path, None, &[0], OffsetSpec::Latest)
+        .await
+        .unwrap();
+    assert_eq!(latest[&0], total);
+    for (g, b) in bounds.iter().enumerate().take(GROUPS) {
+        let at = admin
+            .list_offsets(&path, None, &[0], OffsetSpec::Timestamp(*b))
+            .await
+            .unwrap()[&0];
+        let exact = g as i64 * PER_GROUP as i64;
+        assert!(
+            at <= exact && at >= 0,
+            "timestamp of group {g}: offset {at}, first row at {exact}"
+        );
+    }
+    let after = admin
+        .list_offsets(&path, None, &[0], OffsetSpec::Timestamp(bounds[GROUPS]))
+        .await
+        .unwrap();
+    assert_eq!(after[&0], total);
+    conn.close().await;
+}
+
+/// The remote files in Fluss's layout: segment files under `{uuid}/`, one manifest.
+fn check_layout(remote: &Path, env: &TestEnv, table_id: i64) {
+    let bucket_dir = remote
+        .join("log")
+        .join(&env.db)
+        .join(format!("tiered-{table_id}"))
+        .join("0");
+    let manifests: Vec<_> = std::fs::read_dir(bucket_dir.join("metadata"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(manifests.len(), 1, "{manifests:?}");
+    assert!(manifests[0].ends_with(".manifest"));
+    let json: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(bucket_dir.join("metadata").join(&manifests[0])).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["table"], "tiered");
+    assert_eq!(json["table_id"], table_id);
+    let segs = json["remote_log_segments"].as_array().unwrap();
+    assert!(!segs.is_empty());
+    assert_eq!(segs[0]["start_offset"], 0);
+    for s in segs {
+        let id = s["segment_id"].as_str().unwrap();
+        let start = s["start_offset"].as_i64().unwrap();
+        let log = bucket_dir.join(id).join(format!("{start:020}.log"));
+        let size = std::fs::metadata(&log).unwrap().len();
+        assert_eq!(s["size_in_bytes"].as_u64().unwrap(), size);
+        assert!(bucket_dir
+            .join(id)
+            .join(format!("{start:020}.index"))
+            .exists());
+        assert!(bucket_dir
+            .join(id)
+            .join(format!("{start:020}.timeindex"))
+            .exists());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_are_exact_across_local_and_remote_segments_on_a_local_dir() {
+    let remote = tempfile::tempdir().unwrap();
+    let Some(env) = env_with(tiering_options(remote.path().to_str().unwrap())) else {
+        return;
+    };
+    check_reads(&env).await;
+    let conn = env.connect().await;
+    let table = conn.table(&env.path("tiered")).await.unwrap();
+    check_layout(remote.path(), &env, table.info().table_id);
+    conn.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tiered_segments_survive_a_restart() {
+    let remote = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let options = tiering_options(remote.path().to_str().unwrap());
+    let start = || {
+        let mut c = riverlet_server::ServerConfig::new(data.path())
+            .with_port(0)
+            .with_options(options.clone())
+            .unwrap();
+        c.ttl_check_interval = Duration::from_secs(3600);
+        riverlet_server::LocalServer::start(c).unwrap()
+    };
+    if is_external() {
+        not_applicable("restarts the embedded server");
+        return;
+    }
+    let server = start();
+    let conn = Connection::connect(riverlet::client::ClientConfig::new(
+        server.bootstrap_servers(),
+    ))
+    .await
+    .unwrap();
+    let path = riverlet::metadata::TablePath::new("d", "t");
+    let table = create_table(&conn, &path, descriptor(false, false, 1)).await;
+    write_groups(&table).await;
+    wait_until_tiered(&conn, &table).await;
+    conn.close().await;
+    server.shutdown().unwrap();
+
+    let server = start();
+    let conn = Connection::connect(riverlet::client::ClientConfig::new(
+        server.bootstrap_servers(),
+    ))
+    .await
+    .unwrap();
+    let table = conn.table(&path).await.unwrap();
+    assert!(answered_remote(&conn, &table, 0).await);
+    let all: Vec<i32> = (0..GROUPS).flat_map(group_ids).collect();
+    assert_eq!(ids(&table.scan().collect().await.unwrap()), all);
+    conn.close().await;
+}
+
+/// moto's S3 server (`moto_server` from PyPI), started on a free port for one test.
+struct Moto {
+    child: std::process::Child,
+    endpoint: String,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `RIVERLET_MOTO_SERVER` (a path) or `moto_server` on the PATH; None when neither runs.
+fn start_moto() -> Option<Moto> {
+    let bin = std::env::var("RIVERLET_MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()?
+        .port();
+    let child = std::process::Command::new(&bin)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut moto = Moto {
+        child,
+        endpoint: format!("http://127.0.0.1:{port}"),
+    };
+    for _ in 0..300 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some(moto);
+        }
+        // a launcher without moto behind it (e.g. a pyenv shim) exits at once
+        if let Ok(Some(_)) = moto.child.try_wait() {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("moto_server ({bin}) did not start listening on port {port}");
+}
+
+/// Creates an S3 bucket on moto (it accepts unsigned requests).
+async fn create_bucket(endpoint: &str, bucket: &str) {
+    riverlet::rpc::install_default_crypto();
+    let resp = reqwest::Client::new()
+        .put(format!("{endpoint}/{bucket}"))
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.status().is_success(), "create bucket: {resp:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_are_exact_across_local_and_remote_segments_on_s3() {
+    if is_external() {
+        not_applicable("needs an embedded server with an S3 remote.data.dir");
+        return;
+    }
+    let Some(moto) = start_moto() else {
+        eprintln!(
+            "SKIPPED: moto_server (pip install 'moto[server]') is not installed; set \
+             RIVERLET_MOTO_SERVER or put it on the PATH to run the S3 tiering test"
+        );
+        return;
+    };
+    create_bucket(&moto.endpoint, "tier").await;
+    let mut options = tiering_options("s3://tier/fluss");
+    for (k, v) in [
+        ("s3.endpoint", moto.endpoint.as_str()),
+        ("s3.access-key", "testing"),
+        ("s3.secret-key", "testing"),
+        ("s3.region", "us-east-1"),
+        ("s3.path.style.access", "true"),
+    ] {
+        options.push((k.to_string(), v.to_string()));
+    }
+    let env = env_with(options).unwrap();
+    check_reads(&env).await;
+}
+
+#[test]
+fn unknown_server_options_are_refused_by_name() {
+    let mut c = riverlet_server::ServerConfig::new("/nonexistent");
+    let e = c.set("remote.data.dirr", "/x").unwrap_err();
+    assert_eq!(e.kind(), riverlet::ErrorKind::InvalidArgument);
+    assert!(e.message().contains("'remote.data.dirr'"), "{e}");
+    let e = c.set("log.segment.file-size", "big").unwrap_err();
+    assert!(e.message().contains("log.segment.file-size"), "{e}");
+    assert!(e.message().contains("'big'"), "{e}");
+    c.set("log.segment.file-size", "1mb").unwrap();
+    assert_eq!(c.segment_bytes, 1 << 20);
+}
