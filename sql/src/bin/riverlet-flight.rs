@@ -37,6 +37,11 @@ struct Args {
     /// The session time zone of datetime texts (IANA name, UTC or +08:00; default: local).
     #[arg(long)]
     tz: Option<String>,
+    /// Stop when stdin reaches end of file as well as on Ctrl-C: `riverlet serve
+    /// --flight-port` runs this program with its stdin on a pipe, so the gateway also ends
+    /// when that process dies.
+    #[arg(long = "stop-on-stdin-eof", hide = true)]
+    stop_on_stdin_eof: bool,
 }
 
 fn main() {
@@ -49,6 +54,10 @@ fn main() {
 }
 
 fn run(args: Args) -> Result<()> {
+    // A bad zone fails here, naming it, not at the first datetime text of a query.
+    if let Some(tz) = &args.tz {
+        riverlet::scan::time::TimeZoneSpec::parse(tz)?;
+    }
     let target = args.conn.target()?;
     let rt = runtime()?;
     rt.block_on(async move {
@@ -83,8 +92,12 @@ fn run(args: Args) -> Result<()> {
             target.bootstrap
         );
         let incoming = tonic::transport::server::TcpIncoming::from(listener);
-        let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
+        let eof = stdin_eof(args.stop_on_stdin_eof);
+        let shutdown = async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = eof => {}
+            }
         };
         tonic::transport::Server::builder()
             .add_service(service.into_server())
@@ -92,4 +105,18 @@ fn run(args: Args) -> Result<()> {
             .await
             .map_err(|e| Error::new(ErrorKind::Io, format!("flight server: {e}")))
     })
+}
+
+/// Completes when stdin reaches end of file (read on a thread: blocking stdin reads do not
+/// belong on the runtime); never when `watch` is false.
+async fn stdin_eof(watch: bool) {
+    if !watch {
+        return std::future::pending().await;
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        let _ = tx.send(());
+    });
+    let _ = rx.await;
 }

@@ -50,6 +50,10 @@ fn main() {
 }
 
 fn run(args: &Args) -> Result<()> {
+    // A bad zone fails here, naming it, not at the first datetime text of a statement.
+    if let Some(tz) = &args.tz {
+        riverlet::scan::time::TimeZoneSpec::parse(tz)?;
+    }
     let target = args.conn.target()?;
     let rt = runtime()?;
     rt.block_on(async {
