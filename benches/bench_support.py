@@ -21,8 +21,9 @@ class RiverletServe:
 
     label = "riverlet serve (release, --fsync never)"
 
-    def __init__(self, data_dir: Path, remove_data_on_stop: bool = False):
-        exe = target_dir() / "release" / "riverlet"
+    def __init__(self, data_dir: Path, remove_data_on_stop: bool = False,
+                 exe: Path | None = None):
+        exe = exe or target_dir() / "release" / "riverlet"
         self.data_dir = data_dir
         self.remove_data_on_stop = remove_data_on_stop
         self.proc = subprocess.Popen(

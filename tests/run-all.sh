@@ -70,6 +70,10 @@ run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 run_suite "cargo build" cargo build --workspace --all-targets
+# The feature pins of hack/ match the dependency graph, so the single-package builds below
+# (maturin, -p riverlet-c, -p riverlet --tests, make demo) reuse this build instead of compiling
+# arrow and the core again (cargo's unit graph only, nothing is compiled).
+run_suite "workspace hack up to date" python3 hack/generate.py --check
 # (This includes the fuzz smoke pass, core/tests/fuzz_corpus.rs: the committed fuzz corpus plus
 # 3000 mutated inputs per target through each fuzz target body, a few seconds on stable. The
 # libFuzzer runs themselves are fuzz/run.sh, nightly, not part of CI.)
@@ -91,6 +95,12 @@ run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh
 # Python: the riverlet package (its own virtualenv .venv) and the official client's interop
 # suite (pyfluss pins pandas 3, so it gets .venv-interop).
 run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
+# Flight SQL (sql/: `riverlet flight`) with real clients from PyPI, pyarrow.flight and the ADBC
+# Flight SQL driver (in .venv from the suite above), against `riverlet serve`.
+run_suite "flight sql (pyarrow.flight + adbc + riverlet.flight_server)" \
+  "$ROOT/.venv/bin/python" -m pytest -q tests/flight
+# The Flight SQL JDBC driver (Maven Central) against `riverlet serve --flight-port`.
+run_suite "flight sql jdbc (JUnit)" mvn -T1 -B -q -f tests/flight/jdbc/pom.xml test
 # Reliability scripts (tests/reliability, RELIABILITY.md), short runs: the riverlet package in
 # .venv from the suite above, `riverlet serve` from the cargo build.
 run_suite "kill -9 crash safety (3 cycles)" \

@@ -6,6 +6,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod companion;
 mod demo;
 mod scenario;
 
@@ -35,7 +36,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the embedded single-node Fluss-compatible server in the foreground.
-    Serve(riverlet_server::ServeArgs),
+    Serve(ServeCmd),
     /// Start an embedded server on a temporary directory and run the seed scenarios on it.
     Demo,
     /// List databases and their tables.
@@ -121,6 +122,23 @@ enum Command {
         #[command(flatten)]
         conn: ConnArgs,
     },
+    /// `riverlet sql ...` and `riverlet flight ...` (and any `riverlet NAME`) run the program
+    /// `riverlet-NAME` found next to this one or on PATH, git-style: SQL and Flight SQL live in
+    /// the riverlet-sql crate (DataFusion), so building `riverlet` (and `make demo`) does not
+    /// compile DataFusion. Build them with `cargo build -p riverlet-sql`.
+    #[command(external_subcommand)]
+    External(Vec<String>),
+}
+
+#[derive(Args)]
+struct ServeCmd {
+    #[command(flatten)]
+    serve: riverlet_server::ServeArgs,
+    /// Also serve Arrow Flight SQL on this port (0 picks a free one; printed as
+    /// "flight: grpc://HOST:PORT"): runs `riverlet-flight` (from `cargo build -p riverlet-sql`)
+    /// against this server until it stops.
+    #[arg(long = "flight-port", value_name = "PORT")]
+    flight_port: Option<u16>,
 }
 
 #[derive(Args)]
@@ -172,8 +190,9 @@ fn main() {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => riverlet_server::run_cli_serve(&args),
+        Command::Serve(cmd) => serve(&cmd),
         Command::Demo => demo::run(),
+        Command::External(args) => external(&args),
         Command::Tables { conn, database } => tables(&conn, database.as_deref()),
         Command::CreateTable {
             table,
@@ -224,6 +243,38 @@ fn main() {
     if let Err(e) = result {
         eprintln!("riverlet: {e}");
         std::process::exit(1);
+    }
+}
+
+fn serve(cmd: &ServeCmd) -> Result<()> {
+    let Some(port) = cmd.flight_port else {
+        return riverlet_server::run_cli_serve(&cmd.serve);
+    };
+    // A self-signed certificate is its own CA; for others pass the gateway's CA yourself by
+    // running riverlet flight --tls-ca separately.
+    let tls_ca = cmd.serve.tls_cert.as_ref().map(|p| p.display().to_string());
+    riverlet_server::run_cli_serve_with(&cmd.serve, |bootstrap| {
+        companion::FlightGateway::start(bootstrap, &cmd.serve.host, port, tls_ca.as_deref())
+    })
+}
+
+/// Runs `riverlet-<name>` (next to this executable, else on PATH) with the remaining arguments
+/// and exits with its status.
+fn external(args: &[String]) -> Result<()> {
+    let Some((name, rest)) = args.split_first() else {
+        return Err(Error::invalid("no command given (see riverlet --help)"));
+    };
+    let (program, mut command) = companion::program(name);
+    match command.args(rest).status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::invalid(format!(
+            "'{name}' is not a riverlet command, and no program '{program}' was found next to \
+             riverlet or on PATH (sql and flight come with `cargo build -p riverlet-sql`)"
+        ))),
+        Err(e) => Err(Error::new(
+            riverlet::ErrorKind::Io,
+            format!("cannot run {program}: {e}"),
+        )),
     }
 }
 

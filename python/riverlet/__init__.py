@@ -15,6 +15,7 @@ Errors are :class:`RiverletError` subclasses (see :mod:`riverlet.errors`).
 
 from . import errors
 from ._riverlet import __version__
+from ._flight import FlightServer, flight_server
 from ._api import (
     Connection,
     LocalServer,
@@ -52,11 +53,13 @@ from .errors import (
 __all__ = [
     "__version__",
     "Connection",
+    "FlightServer",
     "LocalServer",
     "Subscription",
     "Table",
     "configure_runtime",
     "connect",
+    "flight_server",
     "metrics",
     "metrics_text",
     "AlreadyExistsError",

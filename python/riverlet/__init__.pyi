@@ -3,6 +3,7 @@
 
 from . import errors as errors
 from ._riverlet import __version__ as __version__
+from ._flight import FlightServer as FlightServer, flight_server as flight_server
 from ._api import (
     Connection as Connection,
     LocalServer as LocalServer,
@@ -40,11 +41,13 @@ from .errors import (
 __all__ = [
     "__version__",
     "Connection",
+    "FlightServer",
     "LocalServer",
     "Subscription",
     "Table",
     "configure_runtime",
     "connect",
+    "flight_server",
     "metrics",
     "metrics_text",
     "AlreadyExistsError",

@@ -417,6 +417,18 @@ impl ServeArgs {
 /// Runs a server in the foreground: prints `bootstrap: HOST:PORT` (flushed) once listening and
 /// serves until SIGINT or SIGTERM, then shuts down cleanly.
 pub fn run_cli_serve(args: &ServeArgs) -> Result<()> {
+    run_cli_serve_with(args, |_| Ok(()))
+}
+
+/// [`run_cli_serve`] with a companion: `started` runs once the server listens and its
+/// `bootstrap:` line is out, given the bootstrap address (`riverlet serve --flight-port` starts
+/// the Flight SQL gateway there). What it returns lives until the signal and is dropped before
+/// the server shuts down, so the companion stops first; an error from it stops the server and
+/// is returned.
+pub fn run_cli_serve_with<G>(
+    args: &ServeArgs,
+    started: impl FnOnce(&str) -> Result<G>,
+) -> Result<()> {
     let config = args.to_config()?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -452,7 +464,15 @@ pub fn run_cli_serve(args: &ServeArgs) -> Result<()> {
             }
             let _ = out.flush();
         }
+        let companion = match started(&srv.bootstrap_servers()) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = srv.shutdown().await;
+                return Err(e);
+            }
+        };
         wait_for_signal().await;
+        drop(companion);
         // Syncing a large data dir can take a while; say why the process has not exited yet.
         eprintln!("stopping: flushing data to disk");
         srv.shutdown().await

@@ -1,0 +1,209 @@
+"""`riverlet flight` (Arrow Flight SQL over Fluss) with real clients from PyPI: pyarrow.flight
+and the ADBC Flight SQL driver run queries, a time window, metadata calls and appends/upserts,
+and log in with Flight basic auth passed to Fluss as SASL/PLAIN.
+
+Binaries: RIVERLET_BIN (default target/debug/riverlet) and RIVERLET_FLIGHT_BIN (default
+target/debug/riverlet-flight), both from `cargo build --workspace`.
+"""
+
+import os
+import pathlib
+import subprocess
+import time
+
+import adbc_driver_flightsql.dbapi as flight_sql
+import adbc_driver_manager
+import pyarrow as pa
+import pyarrow.flight as flight
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RIVERLET = os.environ.get("RIVERLET_BIN", str(ROOT / "target/debug/riverlet"))
+FLIGHT = os.environ.get("RIVERLET_FLIGHT_BIN", str(ROOT / "target/debug/riverlet-flight"))
+
+
+def start(cmd, prefix):
+    """Starts a server process and returns it with the value after `prefix` on its stdout."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if prefix not in line:
+        proc.kill()
+        raise RuntimeError(f"{cmd[0]} printed {line!r}")
+    return proc, line.split(prefix, 1)[1].split()[0]
+
+
+def stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def riverlet(*args, bootstrap):
+    subprocess.run([RIVERLET, *args, "--bootstrap", bootstrap], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def fluss(tmp_path_factory):
+    """A Fluss server (`riverlet serve`) with a log table and a primary-key table."""
+    data = tmp_path_factory.mktemp("fluss")
+    proc, bootstrap = start(
+        [RIVERLET, "serve", "--data-dir", str(data), "--port", "0"], "bootstrap: ")
+    try:
+        riverlet("create-table", "fluss.orders", "--schema",
+                 "order_id BIGINT, item STRING, amount INT", "--buckets", "3",
+                 bootstrap=bootstrap)
+        riverlet("create-table", "fluss.stock", "--schema", "sku STRING, qty INT",
+                 "--primary-key", "sku", "--buckets", "2", bootstrap=bootstrap)
+        riverlet("write", "fluss.orders",
+                 '[[1, "apple", 10], [2, "pear", 20], [3, "plum", 30]]', bootstrap=bootstrap)
+        yield bootstrap
+    finally:
+        stop(proc)
+
+
+@pytest.fixture(scope="module")
+def service(fluss):
+    proc, uri = start([FLIGHT, "--bootstrap", fluss, "--port", "0", "--tz", "UTC"],
+                      "listening on ")
+    try:
+        yield uri
+    finally:
+        stop(proc)
+
+
+def read_all(client, sql):
+    info = client.get_flight_info(flight.FlightDescriptor.for_command(command(sql)))
+    tables = [client.do_get(e.ticket).read_all() for e in info.endpoints]
+    return info, pa.concat_tables(tables)
+
+
+def command(sql):
+    """A Flight SQL CommandStatementQuery in a protobuf Any (field 1: the query)."""
+    query = sql.encode()
+    inner = b"\x0a" + varint(len(query)) + query
+    type_url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return (b"\x0a" + varint(len(type_url)) + type_url
+            + b"\x12" + varint(len(inner)) + inner)
+
+
+def varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def test_pyarrow_flight_query_has_one_endpoint_per_bucket(service):
+    client = flight.connect(service)
+    info, table = read_all(client, "SELECT order_id, item FROM orders")
+    # Three buckets, read apart: three endpoints, together every row once.
+    assert len(info.endpoints) == 3
+    assert sorted(table.column("order_id").to_pylist()) == [1, 2, 3]
+    _, table = read_all(client, "SELECT item FROM orders WHERE amount >= 20 ORDER BY item")
+    assert table.column("item").to_pylist() == ["pear", "plum"]
+
+
+def test_pyarrow_flight_plain_put_appends(service, fluss):
+    client = flight.connect(service)
+    batch = pa.record_batch({"order_id": pa.array([100, 101], pa.int64()),
+                             "item": ["fig", "kiwi"], "amount": pa.array([5, 6], pa.int32())})
+    writer, reader = client.do_put(flight.FlightDescriptor.for_path("fluss", "orders"),
+                                   batch.schema)
+    writer.write_batch(batch)
+    writer.done_writing()
+    reply = reader.read()
+    writer.close()
+    assert b'"rows": 2' in reply.to_pybytes()
+    _, table = read_all(client, "SELECT item FROM orders WHERE order_id >= 100 ORDER BY item")
+    assert table.column("item").to_pylist() == ["fig", "kiwi"]
+
+
+def test_adbc_query_time_window_metadata_and_ingest(service):
+    with flight_sql.connect(service) as conn:
+        with conn.cursor() as cur:
+            cur.execute("SELECT count(*) AS n FROM orders WHERE order_id < 100")
+            assert cur.fetch_arrow_table().column("n").to_pylist() == [3]
+
+            # A commit-time window: rows written after `start` only.
+            start = int(time.time() * 1000)
+            time.sleep(0.01)
+            new = pa.table({"order_id": pa.array([200, 201], pa.int64()),
+                            "item": ["lime", "date"], "amount": pa.array([1, 2], pa.int32())})
+            assert cur.adbc_ingest("orders", new, mode="append") == 2
+            time.sleep(0.01)
+            end = int(time.time() * 1000)
+            cur.execute(
+                "SELECT order_id FROM fluss_incremental_between_timestamp("
+                f"'orders', '{start}', '{end}') ORDER BY order_id")
+            assert cur.fetch_arrow_table().column("order_id").to_pylist() == [200, 201]
+            # The same window as datetime texts in the service's zone (UTC).
+            fmt = lambda ms: time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms // 1000)) \
+                + f".{ms % 1000:03d}"
+            cur.execute(
+                "SELECT order_id FROM fluss_incremental_between_timestamp("
+                f"'fluss.orders', '{fmt(start)}', '{fmt(end)}') ORDER BY order_id")
+            assert cur.fetch_arrow_table().column("order_id").to_pylist() == [200, 201]
+
+            # Upserts into a primary-key table: the latest value per key.
+            cur.adbc_ingest("stock", pa.table({"sku": ["a", "b"], "qty": pa.array([1, 2], pa.int32())}),
+                            mode="append")
+            cur.adbc_ingest("stock", pa.table({"sku": ["a"], "qty": pa.array([5], pa.int32())}),
+                            mode="append")
+            cur.execute("SELECT sku, qty FROM stock ORDER BY sku")
+            assert cur.fetch_arrow_table().to_pylist() == [{"sku": "a", "qty": 5},
+                                                           {"sku": "b", "qty": 2}]
+
+            # An invalid window is the core's error, not a crash.
+            with pytest.raises(adbc_driver_manager.Error, match="strictly before"):
+                cur.execute("SELECT * FROM fluss_incremental_between_timestamp("
+                            f"'orders', {end}, {start})")
+
+        objects = conn.adbc_get_objects(depth="tables").read_all().to_pylist()
+        assert [c["catalog_name"] for c in objects] == ["fluss"]
+        tables = {t["table_name"] for s in objects[0]["catalog_db_schemas"]
+                  for t in s["db_schema_tables"]}
+        assert {"orders", "stock"} <= tables
+        schema = conn.adbc_get_table_schema("orders", db_schema_filter="fluss")
+        assert schema.names == ["order_id", "item", "amount"]
+
+
+def test_basic_auth_is_passed_to_fluss_as_sasl_plain(tmp_path):
+    fluss, bootstrap = start([RIVERLET, "serve", "--data-dir", str(tmp_path), "--port", "0",
+                              "--sasl-user", "alice:secret"], "bootstrap: ")
+    try:
+        subprocess.run([RIVERLET, "create-table", "fluss.t", "--schema", "id INT",
+                        "--bootstrap", bootstrap, "--username", "alice", "--password", "secret"],
+                       check=True, stdout=subprocess.DEVNULL)
+        proc, uri = start([FLIGHT, "--bootstrap", bootstrap, "--port", "0"], "listening on ")
+        try:
+            client = flight.connect(uri)
+            with pytest.raises(flight.FlightUnauthenticatedError):
+                client.authenticate_basic_token("alice", "wrong")
+            token = client.authenticate_basic_token("alice", "secret")
+            options = flight.FlightCallOptions(headers=[token])
+            info = client.get_flight_info(
+                flight.FlightDescriptor.for_command(command("SELECT count(*) AS n FROM t")),
+                options)
+            n = client.do_get(info.endpoints[0].ticket, options).read_all()
+            assert n.column("n").to_pylist() == [0]
+            # Without credentials the service's own (anonymous) Fluss login is refused.
+            with pytest.raises(flight.FlightError):
+                read_all(flight.connect(uri), "SELECT * FROM t")
+            # ADBC logs in the same way.
+            with flight_sql.connect(uri, db_kwargs={"username": "alice",
+                                                   "password": "secret"}) as conn:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT count(*) AS n FROM t")
+                    assert cur.fetch_arrow_table().column("n").to_pylist() == [0]
+        finally:
+            stop(proc)
+    finally:
+        stop(fluss)
