@@ -407,6 +407,13 @@ const char *riverlet_status_name(int32_t status);
 // forgotten handle, because Riverlet still references it.
 size_t riverlet_live_handles(void);
 
+// Writes every metric recorded in this process to `*out_stream`: one row per counter and
+// gauge (and a histogram's `_count` and `_sum`), with columns "name" (utf8, e.g.
+// "riverlet_client_scan_skipped_batches_total"), "labels" (utf8, `key=value` pairs joined by
+// ",", e.g. "table=db.events"; empty without labels) and "value" (float64). Recording starts
+// with the first `riverlet_connect` or `riverlet_local_server_start` of the process.
+enum RiverletStatus riverlet_metrics(struct ArrowArrayStream *out_stream);
+
 // Deletes every row of a primary-key table matching `filter` (`DELETE FROM t WHERE filter`)
 // and writes how many rows were deleted to `*out_count`.
 //

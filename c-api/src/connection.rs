@@ -69,6 +69,8 @@ unsafe fn connect_impl(
     out: *mut *mut RiverletConnection,
 ) -> CallResult<()> {
     non_null(out.cast_const(), "out_connection")?;
+    // Riverlet's recorder, unless the host program installed a `metrics` recorder already.
+    riverlet::metrics::install();
     // SAFETY: C strings and arrays per the function's contract.
     let bootstrap = unsafe { str_arg(bootstrap_servers, "bootstrap_servers") }?;
     // SAFETY: as above.

@@ -24,6 +24,7 @@ pub mod arrow_io;
 pub mod connection;
 pub mod error;
 pub mod handle;
+pub mod metrics;
 pub mod modify;
 pub mod partitions;
 pub mod read;

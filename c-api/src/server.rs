@@ -63,6 +63,7 @@ unsafe fn start_impl(
     num_options: usize,
     out: *mut *mut RiverletLocalServer,
 ) -> CallResult<()> {
+    riverlet::metrics::install();
     non_null(out.cast_const(), "out_server")?;
     // SAFETY: C strings per the function's contract.
     let dir = unsafe { opt_str_arg(data_dir, "data_dir") }?;

@@ -47,3 +47,21 @@ def test_requests_bytes_latencies_and_errors_are_counted(conn: riverlet.Connecti
     text = riverlet.metrics_text()
     assert "# TYPE riverlet_client_requests_total counter" in text
     assert "# TYPE riverlet_client_request_seconds histogram" in text
+
+
+def test_a_filtered_read_reports_the_batches_the_server_skipped(
+    conn: riverlet.Connection, db: str
+) -> None:
+    # A table with batch statistics on `id`: each append is one acknowledged batch.
+    t = conn.create_table(f"{db}.stats", pa.schema([("id", pa.int64()), ("v", pa.string())]),
+                          buckets=1, properties={"table.statistics.columns": "id"})
+    for b in range(5):
+        t.append([{"id": 10 * b + i, "v": f"r{b}"} for i in range(10)])
+    before = riverlet.metrics()
+    got = t.read(filter=[("id", ">=", 42)])
+    after = riverlet.metrics()
+    assert sorted(got.column("id").to_pylist()) == list(range(42, 50))
+    skipped = "riverlet_client_scan_skipped_batches_total"
+    # batches 0-3 hold ids below 40; only the last one can match
+    assert _value(after, skipped, table=f"{db}.stats") - _value(
+        before, skipped, table=f"{db}.stats") == 4

@@ -126,6 +126,9 @@ def test_readme_duckdb_reads_a_time_window_fetched_through_adbc():
         t = conn.create_table("shop.orders", pa.schema([("item", pa.string()),
                                                         ("amount", pa.int32())]))
         t.append(pa.table({"item": ["old"], "amount": pa.array([1], pa.int32())}))
+        # The old row's commit timestamp may fall in the same millisecond as the ack: step past
+        # it before taking the window's start.
+        time.sleep(0.01)
         start = int(time.time() * 1000)
         time.sleep(0.01)
         t.append(pa.table({"item": ["a", "b", "a"], "amount": pa.array([1, 2, 3], pa.int32())}))
