@@ -49,9 +49,15 @@ pub struct KvTablet {
     snapshot_threshold: u64,
 }
 
-fn encode_mutations(out: &mut Vec<u8>, log_offset: i64, muts: &[Mutation]) {
+/// The head of a WAL record or snapshot payload: the log offset it brings the state to and
+/// the number of mutations after it.
+fn encode_head(out: &mut Vec<u8>, log_offset: i64, count: usize) {
     out.extend_from_slice(&log_offset.to_le_bytes());
-    out.extend_from_slice(&(muts.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(count as u32).to_le_bytes());
+}
+
+fn encode_mutations(out: &mut Vec<u8>, log_offset: i64, muts: &[Mutation]) {
+    encode_head(out, log_offset, muts.len());
     for m in muts {
         match m {
             Mutation::Put(k, v) => encode_put(out, k, v),
@@ -267,8 +273,7 @@ impl KvTablet {
         // Encoded straight from the map into one framed buffer: a state of N bytes costs N
         // bytes more while it is written, not three copies of it.
         let rec = frame_in_place(|out| {
-            out.extend_from_slice(&self.log_offset.to_le_bytes());
-            out.extend_from_slice(&(self.map.len() as u32).to_le_bytes());
+            encode_head(out, self.log_offset, self.map.len());
             for (k, v) in &self.map {
                 encode_put(out, k, v);
             }
