@@ -302,11 +302,27 @@ pub fn log_tablet_rel_dir(
     partition: Option<(&str, i64)>,
     bucket: i32,
 ) -> String {
-    let table_dir = log_table_rel_dir(database, table, table_id);
     match partition {
-        Some((name, id)) => format!("{table_dir}/{name}-p{id}/{bucket}"),
-        None => format!("{table_dir}/{bucket}"),
+        Some(p) => format!(
+            "{}/{bucket}",
+            log_partition_rel_dir(database, table, table_id, p)
+        ),
+        None => format!("{}/{bucket}", log_table_rel_dir(database, table, table_id)),
     }
+}
+
+/// Fluss's remote directory of one partition's log (every bucket of it), relative to
+/// `{remote.data.dir}`: `log/{db}/{table}-{tableId}/{partition}-p{partitionId}`.
+pub fn log_partition_rel_dir(
+    database: &str,
+    table: &str,
+    table_id: i64,
+    (name, id): (&str, i64),
+) -> String {
+    format!(
+        "{}/{name}-p{id}",
+        log_table_rel_dir(database, table, table_id)
+    )
 }
 
 /// The `.log` file of a remote segment, relative to its bucket's remote directory.

@@ -5,7 +5,7 @@
 use riverlet::error::codes as error_codes;
 use riverlet::metadata::TablePath;
 use riverlet::proto::*;
-use riverlet::remote::log_table_rel_dir;
+use riverlet::remote::{log_partition_rel_dir, log_table_rel_dir};
 use riverlet::Result;
 
 use super::{fluss, lock, Server};
@@ -40,12 +40,7 @@ impl Server {
             r.cascade,
         )?;
         for (id, table) in dropped {
-            self.tablets.drop_buckets(id, None, true);
-            self.remove_remote_log(log_table_rel_dir(&r.database_name, &table, id));
-            #[cfg(feature = "lake")]
-            if let Some(lake) = self.lake.get() {
-                lake.forget(id);
-            }
+            self.forget_dropped_table(&r.database_name, &table, id);
         }
         Ok(DropDatabaseResponse::default())
     }
@@ -100,6 +95,17 @@ impl Server {
         Ok(CreateTableResponse::default())
     }
 
+    /// Everything a dropped table leaves outside the catalog: its buckets, its remote log
+    /// (removed in the background) and its lake tiering state.
+    fn forget_dropped_table(&self, database: &str, table: &str, id: i64) {
+        self.tablets.drop_buckets(id, None, true);
+        self.remove_remote_log(log_table_rel_dir(database, table, id));
+        #[cfg(feature = "lake")]
+        if let Some(lake) = self.lake.get() {
+            lake.forget(id);
+        }
+    }
+
     pub(super) fn drop_table(&self, r: DropTableRequest) -> Result<DropTableResponse> {
         let p = r.table_path;
         let id = lock(&self.catalog).drop_table(
@@ -108,12 +114,7 @@ impl Server {
             r.ignore_if_not_exists,
         )?;
         if let Some(id) = id {
-            self.tablets.drop_buckets(id, None, true);
-            self.remove_remote_log(log_table_rel_dir(&p.database_name, &p.table_name, id));
-            #[cfg(feature = "lake")]
-            if let Some(lake) = self.lake.get() {
-                lake.forget(id);
-            }
+            self.forget_dropped_table(&p.database_name, &p.table_name, id);
         }
         Ok(DropTableResponse::default())
     }
@@ -304,8 +305,12 @@ impl Server {
         let spec = spec_pairs(r.partition_spec);
         if let Some((id, name)) = c.drop_partition(&t, &spec, r.ignore_if_not_exists)? {
             self.tablets.drop_buckets(t.entry.id, Some(id), false);
-            let table_dir = log_table_rel_dir(&t.entry.database, &t.entry.name, t.entry.id);
-            self.remove_remote_log(format!("{table_dir}/{name}-p{id}"));
+            self.remove_remote_log(log_partition_rel_dir(
+                &t.entry.database,
+                &t.entry.name,
+                t.entry.id,
+                (&name, id),
+            ));
         }
         Ok(DropPartitionResponse::default())
     }
