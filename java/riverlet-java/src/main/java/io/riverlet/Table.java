@@ -435,7 +435,11 @@ public final class Table implements AutoCloseable {
       this.schema = ArrowSchema.allocateNew(allocator);
     }
 
-    /** Called by native code once the result is in {@link #array} and {@link #schema}. */
+    /**
+     * Called by native code once the result is in {@link #array} and {@link #schema}. Never
+     * throws: the future always completes, and nothing is left pending on the runtime thread
+     * (the caller may have closed the table and its allocator while the lookup was in flight).
+     */
     void complete() {
       VectorSchemaRoot root;
       try {
@@ -443,18 +447,43 @@ public final class Table implements AutoCloseable {
       } catch (RuntimeException e) {
         fail(e);
         return;
-      } finally {
-        array.close();
-        schema.close();
+      }
+      RuntimeException closing = closeStructs();
+      if (closing != null) {
+        root.close();
+        future.completeExceptionally(closing);
+        return;
       }
       future.complete(root);
     }
 
-    /** Called by native code (or above) with the error. */
+    /** Called by native code (or above) with the error. Never throws. */
     void fail(Throwable error) {
-      array.close();
-      schema.close();
+      RuntimeException closing = closeStructs();
+      if (closing != null) {
+        error.addSuppressed(closing);
+      }
       future.completeExceptionally(error);
+    }
+
+    /** Frees the two C structs; what freeing threw (a closed allocator), or null. */
+    private RuntimeException closeStructs() {
+      RuntimeException failure = null;
+      try {
+        array.close();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+      try {
+        schema.close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+      return failure;
     }
   }
 }
