@@ -13,6 +13,22 @@ passed=0
 failed=0
 failed_names=()
 
+# Runs a Maven command for run_suite; when it fails, prints the failing tests' traces from the
+# surefire/failsafe reports under $1 (Maven's own output names the test and the message only).
+mvn_suite() {
+  local dir=$1
+  shift
+  local marker
+  marker=$(mktemp)
+  if mvn "$@"; then
+    rm -f "$marker"
+    return 0
+  fi
+  bash tests/print-jvm-failures.sh "$dir" "$marker"
+  rm -f "$marker"
+  return 1
+}
+
 run_suite() {
   local name=$1
   shift
@@ -85,7 +101,7 @@ run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 # its JUnit suites: surefire against the embedded server and `riverlet serve`, then failsafe
 # against the packaged JAR (isolated class loader, child JVM with -Xcheck:jni).
 run_suite "java (JNI binding + JUnit)" \
-  mvn -T1 -B -q -f java/pom.xml -pl riverlet-java verify -Driverlet.cargo.profile=dev \
+  mvn_suite java -T1 -B -q -f java/pom.xml -pl riverlet-java verify -Driverlet.cargo.profile=dev \
   -Driverlet.cargo.skip=true
 
 # The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
@@ -100,7 +116,7 @@ run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.
 run_suite "flight sql (pyarrow.flight + adbc + riverlet.flight_server)" \
   "$ROOT/.venv/bin/python" -m pytest -q tests/flight
 # The Flight SQL JDBC driver (Maven Central) against `riverlet serve --flight-port`.
-run_suite "flight sql jdbc (JUnit)" mvn -T1 -B -q -f tests/flight/jdbc/pom.xml test
+run_suite "flight sql jdbc (JUnit)" mvn_suite tests/flight/jdbc -T1 -B -q -f tests/flight/jdbc/pom.xml test
 # Reliability scripts (tests/reliability, RELIABILITY.md), short runs: the riverlet package in
 # .venv from the suite above, `riverlet serve` from the cargo build.
 run_suite "kill -9 crash safety (3 cycles)" \
@@ -124,12 +140,12 @@ run_suite "real Apache Fluss interop (Rust + pyfluss + Java + Spark)" \
 run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
 # The Spark connector on Spark 3.5 (Scala 2.12) and Spark 4 (Scala 2.13): one JVM, one embedded
 # server and one local[2] session per Spark version (reuses target/debug of the cargo build).
-run_suite "spark (3.5 + 4.x)" mvn -T1 -B -q -f java/pom.xml \
+run_suite "spark (3.5 + 4.x)" mvn_suite java -T1 -B -q -f java/pom.xml \
   -pl riverlet-spark-3.5,riverlet-spark-4.x -am test -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true \
   -Dtest='io.riverlet.spark.**.*Test' -Dsurefire.failIfNoSpecifiedTests=false
 # The Flink connector in a MiniCluster on Flink 1.20 and 2.x, from its shaded JARs (failsafe),
 # against the embedded server; the Java API's own tests are left to the java suite.
-run_suite "flink (1.20 + 2.x)" mvn -T1 -B -q -f java/pom.xml \
+run_suite "flink (1.20 + 2.x)" mvn_suite java -T1 -B -q -f java/pom.xml \
   -pl riverlet-flink-1.20,riverlet-flink-2.x -am verify -Driverlet.cargo.profile=dev -Driverlet.cargo.skip=true \
   -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false

@@ -12,7 +12,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.Map;
@@ -210,8 +212,21 @@ public abstract class FlinkTestBase {
         try {
             r.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
-            throw new AssertionError("statement failed: " + sql, e);
+            throw new AssertionError("statement failed: " + sql + causes(e), e);
         }
+    }
+
+    /**
+     * The messages of {@code e}'s cause chain, one per line, so that the one-line failure
+     * summary of a CI log already names the root cause (a job failure wraps it several times).
+     */
+    static String causes(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            b.append("\n  caused by ").append(t.getClass().getName()).append(": ").append(t.getMessage());
+        }
+        return b.toString();
     }
 
     /** A {@code CREATE TABLE} (not TEMPORARY); group 1 is the table's (possibly qualified) name. */
@@ -286,7 +301,7 @@ public abstract class FlinkTestBase {
                 out.add(it.next().toString());
             }
         } catch (Exception e) {
-            throw new AssertionError("query failed: " + sql, e);
+            throw new AssertionError("query failed: " + sql + causes(e), e);
         }
         Collections.sort(out);
         return out;
@@ -305,7 +320,7 @@ public abstract class FlinkTestBase {
                 out.add(it.next().toString());
             }
         } catch (Exception e) {
-            throw new AssertionError("query failed: " + sql, e);
+            throw new AssertionError("query failed: " + sql + causes(e), e);
         }
         return out;
     }
