@@ -132,7 +132,10 @@ impl TablePath {
                 "Database name {db} is invalid: {why}"
             )));
         }
-        if let Some(why) = detect_invalid_name(table) {
+        // `t$lake` and `t$lake$snapshots` name the lake views of table `t` (Fluss's system
+        // tables); the name checked is the table's own.
+        let (base, _) = split_system_suffix(table);
+        if let Some(why) = detect_invalid_name(base) {
             return Err(Error::invalid(format!(
                 "Table name {table} is invalid: {why}"
             )));
@@ -150,6 +153,20 @@ impl TablePath {
     pub fn is_valid(&self) -> bool {
         detect_invalid_name(&self.database).is_none() && detect_invalid_name(&self.table).is_none()
     }
+}
+
+/// The system-table suffixes a table name may end with, longest first: `$lake$snapshots`
+/// (the lake's snapshots) and `$lake` (the lake's rows).
+pub const SYSTEM_TABLE_SUFFIXES: &[&str] = &["$lake$snapshots", "$lake"];
+
+/// `name` without a [`SYSTEM_TABLE_SUFFIXES`] suffix, and the suffix (None: a plain name).
+pub fn split_system_suffix(name: &str) -> (&str, Option<&'static str>) {
+    for suffix in SYSTEM_TABLE_SUFFIXES {
+        if let Some(base) = name.strip_suffix(suffix) {
+            return (base, Some(suffix));
+        }
+    }
+    (name, None)
 }
 
 impl fmt::Display for TablePath {
