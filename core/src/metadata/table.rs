@@ -149,6 +149,13 @@ impl TablePath {
         validate_table_name(&self.table)
     }
 
+    /// [`TablePath::validate`] of a path a table is opened by, which may name a lake view
+    /// (`t$lake`, `t$lake$snapshots`): the table's own name is checked.
+    pub fn validate_readable(&self) -> Result<()> {
+        let (base, _) = split_system_suffix(&self.table);
+        TablePath::new(self.database.as_str(), base).validate()
+    }
+
     /// Whether both names are valid (reserved prefix allowed, like Fluss's `isValid`).
     pub fn is_valid(&self) -> bool {
         detect_invalid_name(&self.database).is_none() && detect_invalid_name(&self.table).is_none()
