@@ -268,6 +268,17 @@ async fn trades_lake_snapshots_and_union_read() {
         expected_totals(&everything, |r| r.4)
     );
     assert_eq!(table.count().await.unwrap(), everything.len() as u64);
+    // one bucket at a time (a Spark or Flink split each): disjoint, together the whole union
+    let mut per_bucket = Vec::new();
+    for bucket in 0..3 {
+        let one = ReadRequest {
+            buckets: Some(vec![bucket]),
+            ..ReadRequest::default()
+        };
+        per_bucket.extend(trades_of(&read(&conn, &name, &one).await));
+    }
+    per_bucket.sort();
+    assert_eq!(per_bucket, expected(&everything));
     // projection and filter across both halves
     let buys = read(
         &conn,

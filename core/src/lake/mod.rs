@@ -195,10 +195,12 @@ pub fn conform(batch: &RecordBatch, target: &SchemaRef) -> Result<RecordBatch> {
 }
 
 /// The rows of the table's lake snapshot `snapshot_id` (None: the latest; a table without
-/// one has no rows), batch by batch, conformed to `target` (columns by name, see [`conform`]).
+/// one has no rows), of `buckets` only when given, batch by batch, conformed to `target`
+/// (columns by name, see [`conform`]).
 pub async fn snapshot_batches(
     table: &Table,
     snapshot_id: Option<i64>,
+    buckets: Option<&[i32]>,
     target: &SchemaRef,
     view: &str,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
@@ -209,12 +211,16 @@ pub async fn snapshot_batches(
     // Only the columns asked for (and present in the lake) are read from the data files.
     let lake_cols: Vec<String> = {
         let schema = t.metadata().current_schema();
-        target
+        let mut cols: Vec<String> = target
             .fields()
             .iter()
             .filter(|f| schema.field_by_name(f.name()).is_some())
             .map(|f| f.name().clone())
-            .collect()
+            .collect();
+        if buckets.is_some() && !cols.iter().any(|c| c == SYSTEM_COLUMNS[0]) {
+            cols.push(SYSTEM_COLUMNS[0].to_string());
+        }
+        cols
     };
     let mut scan = t.scan().select(lake_cols);
     if let Some(id) = snapshot_id {
@@ -228,12 +234,31 @@ pub async fn snapshot_batches(
         .await
         .map_err(|e| lake_err(format!("{view}: read the Iceberg table"), e))?;
     let (target, view) = (target.clone(), view.to_string());
+    let buckets = buckets.map(<[i32]>::to_vec);
     Ok(batches
         .map(move |b| {
             let b = b.map_err(|e| lake_err(format!("{view}: read the Iceberg table"), e))?;
-            conform(&bridge::batch_from_58(b)?, &target)
+            let b = bridge::batch_from_58(b)?;
+            let b = match &buckets {
+                Some(keep) => of_buckets(&b, keep)?,
+                None => b,
+            };
+            conform(&b, &target)
         })
         .boxed())
+}
+
+/// The rows of `batch` whose `__bucket` is one of `keep`.
+fn of_buckets(batch: &RecordBatch, keep: &[i32]) -> Result<RecordBatch> {
+    let col = batch
+        .column_by_name(SYSTEM_COLUMNS[0])
+        .and_then(|c| c.as_any().downcast_ref::<arrow_array::Int32Array>())
+        .ok_or_else(|| lake_err("lake rows", "no INT __bucket column"))?;
+    let mask: arrow_array::BooleanArray = col
+        .iter()
+        .map(|b| Some(b.is_some_and(|b| keep.contains(&b))))
+        .collect();
+    arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
 }
 
 /// The lake's snapshots, oldest first, as one batch of [`snapshots_schema`].

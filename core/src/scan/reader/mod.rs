@@ -40,11 +40,9 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
     BatchStream::spawn(schema, limit, move |mut emit| async move {
         let plan = Arc::new(plan);
         if matches!(plan.mode, Mode::Log | Mode::Changelog) {
-            // Buckets are handed out one after the other, each in offset order; the fetches
-            // and the decoding of several batches run ahead of the consumer.
             // Without feature `lake` the plan never has a lake part.
             #[cfg(not(feature = "lake"))]
-            debug_assert!(plan.lake_snapshot.is_none());
+            debug_assert!(plan.lake_snapshot.is_none() && plan.lake_buckets.is_none());
             #[cfg(feature = "lake")]
             if let Some(id) = plan.lake_snapshot {
                 // The lake's rows first; the buckets' log reads start where it ends.
@@ -54,9 +52,14 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
                 );
                 use futures::StreamExt as _;
                 let name = plan.table.view_name();
-                let mut lake =
-                    crate::lake::snapshot_batches(&plan.table, Some(id), &plan.fetch_schema, &name)
-                        .await?;
+                let mut lake = crate::lake::snapshot_batches(
+                    &plan.table,
+                    Some(id),
+                    plan.lake_buckets.as_deref(),
+                    &plan.fetch_schema,
+                    &name,
+                )
+                .await?;
                 while let Some(b) = lake.next().await {
                     let out = finish_batch(&plan, b?)?;
                     if out.num_rows() > 0 && !emit.emit(out).await {
@@ -64,6 +67,8 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
                     }
                 }
             }
+            // Buckets are handed out one after the other, each in offset order; the fetches
+            // and the decoding of several batches run ahead of the consumer.
             let finishing = plan.clone();
             let finish: Finish<RecordBatch> = Arc::new(move |fb| {
                 let working = if finishing.mode == Mode::Changelog {

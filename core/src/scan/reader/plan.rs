@@ -79,6 +79,8 @@ pub(crate) struct Plan {
     /// A union read: the lake snapshot whose rows come first (each bucket's log is then read
     /// from the offset it recorded). Never set for a time-range read.
     pub lake_snapshot: Option<i64>,
+    /// The buckets a union read's lake rows are kept of (None: all).
+    pub lake_buckets: Option<Vec<i32>>,
 }
 
 /// Whether a plain read of `table` is a union read when the table has a lake snapshot: a
@@ -345,6 +347,15 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
     } else {
         None
     };
+    if lake.is_some() && b.partitions.is_some() && info.descriptor.is_partitioned() {
+        // The lake half would need the partitions' Iceberg filter; refuse rather than return
+        // the lake rows of every partition.
+        return Err(Error::unsupported(format!(
+            "table '{name}': a union read (lake snapshot + log) of selected partitions is not \
+             supported; read all partitions (a filter on the partition columns works) or \
+             '{name}$lake' / a time-range read"
+        )));
+    }
 
     // --- partitions and bucket bounds
     let bucket_ids = super::super::request::select_buckets(&table, b.buckets.as_deref())?;
@@ -399,6 +410,10 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
             });
         }
     }
+    let lake_buckets = match (&lake, &b.buckets) {
+        (Some(_), Some(_)) => Some(bucket_ids.clone()),
+        _ => None,
+    };
     Ok(Plan {
         table,
         mode,
@@ -415,6 +430,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         key_types,
         warnings,
         snapshots,
+        lake_buckets,
         lake_snapshot: lake.map(|s| s.snapshot_id),
     })
 }
