@@ -579,6 +579,12 @@ enum RiverletStatus riverlet_local_server_bootstrap_servers(const struct Riverle
 // CLOSED after riverlet_local_server_stop.
 enum RiverletStatus riverlet_local_server_take_kv_snapshots(const struct RiverletLocalServer *server);
 
+// Commits the new rows of every lake-enabled table to the lake now (what the
+// "table.datalake.freshness" rounds do periodically); returns once committed. The server needs
+// the options "datalake.format" ("iceberg") and "datalake.iceberg.warehouse" (a directory).
+// CLOSED after riverlet_local_server_stop.
+enum RiverletStatus riverlet_local_server_commit_lake(const struct RiverletLocalServer *server);
+
 // Stops the server (all acknowledged data is on disk when it returns). The handle stays valid
 // until riverlet_local_server_free; stopping twice returns CLOSED.
 enum RiverletStatus riverlet_local_server_stop(const struct RiverletLocalServer *server);
@@ -616,7 +622,12 @@ enum RiverletStatus riverlet_subscription_position(const struct RiverletSubscrip
 enum RiverletStatus riverlet_subscription_free(struct RiverletSubscription *subscription);
 
 // Opens table `database`.`table` and writes its handle to `*out_table`; NOT_FOUND when it does
-// not exist.
+// not exist. A lake-enabled table is also opened as `table$lake` (reads return only the rows of
+// its latest lake snapshot, then the columns `__bucket`, `__offset`, `__timestamp`) and
+// `table$lake$snapshots` (one row per lake commit: `committed_at`, `snapshot_id`, `parent_id`,
+// `operation`); those handles are read-only, and NOT_FOUND to read when the table is not
+// lake-enabled. A plain read of a lake-enabled log table is the union of its lake snapshot and
+// the log after it; a time-range read never reads the lake.
 enum RiverletStatus riverlet_connection_get_table(const struct RiverletConnection *connection,
                                                   const char *database,
                                                   const char *table,

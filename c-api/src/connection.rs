@@ -150,6 +150,21 @@ pub(crate) unsafe fn table_path(
     Ok(path)
 }
 
+/// [`table_path`] of a table being opened: `table` may name a lake view (`t$lake`,
+/// `t$lake$snapshots`).
+pub(crate) unsafe fn readable_table_path(
+    database: *const c_char,
+    table: *const c_char,
+) -> CallResult<TablePath> {
+    // SAFETY: forwarded contract.
+    let db = unsafe { str_arg(database, "database") }?;
+    // SAFETY: forwarded contract.
+    let t = unsafe { str_arg(table, "table") }?;
+    let path = TablePath::new(db, t);
+    path.validate_readable()?;
+    Ok(path)
+}
+
 unsafe fn create_database_impl(
     conn: *const RiverletConnection,
     name: *const c_char,

@@ -174,6 +174,26 @@ pub extern "C" fn riverlet_local_server_take_kv_snapshots(
     guard(|| take_kv_snapshots_impl(server))
 }
 
+fn commit_lake_impl(server: *const RiverletLocalServer) -> CallResult<()> {
+    let state = SERVERS.get(server, "server")?;
+    let g = state.server.lock().unwrap_or_else(|p| p.into_inner());
+    match g.as_ref() {
+        Some(s) => Ok(s.commit_lake()?),
+        None => Err(Error::new(ErrorKind::Closed, "the local server was stopped").into()),
+    }
+}
+
+/// Commits the new rows of every lake-enabled table to the lake now (what the
+/// "table.datalake.freshness" rounds do periodically); returns once committed. The server needs
+/// the options "datalake.format" ("iceberg") and "datalake.iceberg.warehouse" (a directory).
+/// CLOSED after riverlet_local_server_stop.
+#[no_mangle]
+pub extern "C" fn riverlet_local_server_commit_lake(
+    server: *const RiverletLocalServer,
+) -> RiverletStatus {
+    guard(|| commit_lake_impl(server))
+}
+
 fn stop_impl(server: *const RiverletLocalServer) -> CallResult<()> {
     let state = SERVERS.get(server, "server")?;
     let running = state

@@ -10,7 +10,7 @@ use riverlet::{Error, ErrorKind};
 
 use crate::args::{non_null, str_array};
 use crate::arrow_io::{export_schema, import_batch};
-use crate::connection::{connection, table_path, RiverletConnection};
+use crate::connection::{connection, readable_table_path, RiverletConnection};
 use crate::error::{guard, CallResult, RiverletStatus};
 use crate::handle::{write_handle, HandleKind, Registry};
 
@@ -53,7 +53,7 @@ unsafe fn get_table_impl(
     non_null(out.cast_const(), "out_table")?;
     let c = connection(conn)?;
     // SAFETY: C strings per the function's contract.
-    let path = unsafe { table_path(database, name) }?;
+    let path = unsafe { readable_table_path(database, name) }?;
     let t = c.table(&path)?;
     let handle = TABLES.insert(t);
     // SAFETY: checked non-NULL above.
@@ -62,7 +62,12 @@ unsafe fn get_table_impl(
 }
 
 /// Opens table `database`.`table` and writes its handle to `*out_table`; NOT_FOUND when it does
-/// not exist.
+/// not exist. A lake-enabled table is also opened as `table$lake` (reads return only the rows of
+/// its latest lake snapshot, then the columns `__bucket`, `__offset`, `__timestamp`) and
+/// `table$lake$snapshots` (one row per lake commit: `committed_at`, `snapshot_id`, `parent_id`,
+/// `operation`); those handles are read-only, and NOT_FOUND to read when the table is not
+/// lake-enabled. A plain read of a lake-enabled log table is the union of its lake snapshot and
+/// the log after it; a time-range read never reads the lake.
 #[no_mangle]
 pub unsafe extern "C" fn riverlet_connection_get_table(
     connection: *const RiverletConnection,

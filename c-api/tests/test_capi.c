@@ -1129,6 +1129,105 @@ static void test_statistics_pushdown(RiverletConnection *conn) {
   OK(riverlet_table_free(table));
 }
 
+/* The text stream_text prints for events first..last projected to (id, score). */
+static char *id_score_text(int64_t first, int64_t last) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  int64_t i;
+  for (i = first; i <= last; i++) fprintf(f, "{id=%" PRId64 ", score=%" PRId64 "}\n", i, 10 * i);
+  fclose(f);
+  return buf;
+}
+
+/* Lake reads against a server tiering to Iceberg: t$lake, t$lake$snapshots, the union read. */
+static void test_lake(void) {
+  char warehouse[] = "/tmp/riverlet-c-lake.XXXXXX";
+  const char *skeys[] = {"fsync", "datalake.format", "datalake.iceberg.warehouse"};
+  const char *svalues[] = {"never", "iceberg", warehouse};
+  const char *pkeys[] = {"table.datalake.enabled", "table.datalake.freshness"};
+  const char *pvalues[] = {"true", "1h"};
+  const char *cols[] = {"id", "score"};
+  RiverletLocalServer *server = NULL;
+  RiverletConnection *conn = NULL;
+  RiverletTable *table = NULL, *lake = NULL, *snaps = NULL, *plain = NULL;
+  RiverletWriter *writer = NULL;
+  RiverletTableOptions topts;
+  RiverletReadOptions ro;
+  struct ArrowSchema schema;
+  struct ArrowArrayStream stream;
+  const char *bootstrap = NULL;
+  char cmd[64];
+
+  if (mkdtemp(warehouse) == NULL) {
+    failed++;
+    fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+    return;
+  }
+  if (!OK(riverlet_local_server_start(NULL, 0, skeys, svalues, 3, &server))) return;
+  OK(riverlet_local_server_bootstrap_servers(server, &bootstrap));
+  OK(riverlet_connect(bootstrap, NULL, NULL, 0, &conn));
+  OK(riverlet_create_database(conn, "finance", false));
+  memset(&topts, 0, sizeof topts);
+  topts.bucket_count = 2;
+  topts.property_keys = pkeys;
+  topts.property_values = pvalues;
+  topts.num_properties = 2;
+  events_schema(&schema);
+  OK(riverlet_create_table(conn, "finance", "events", &schema, &topts, false));
+  OK(riverlet_create_table(conn, "finance", "plain", &schema, NULL, false));
+  schema.release(&schema);
+
+  OK(riverlet_connection_get_table(conn, "finance", "events", &table));
+  OK(riverlet_table_new_append_writer(table, &writer));
+  append_events(writer, 1, 3);
+  OK(riverlet_writer_flush(writer));
+  OK(riverlet_local_server_commit_lake(server));
+  append_events(writer, 4, 2);
+  OK(riverlet_writer_flush(writer));
+
+  memset(&ro, 0, sizeof ro);
+  ro.columns = cols;
+  ro.num_columns = 2;
+  /* the lake: the rows committed before the commit only */
+  OK(riverlet_connection_get_table(conn, "finance", "events$lake", &lake));
+  if (OK(riverlet_table_read(lake, &ro, &stream))) {
+    char *text = stream_text(&stream), *want = id_score_text(1, 3);
+    CHECK(strcmp(text, want) == 0);
+    free(text);
+    free(want);
+  }
+  {
+    RiverletWriter *w = NULL;
+    EXPECT(riverlet_table_new_append_writer(lake, &w), RIVERLET_STATUS_UNSUPPORTED);
+  }
+  /* one snapshot per commit */
+  OK(riverlet_connection_get_table(conn, "finance", "events$lake$snapshots", &snaps));
+  if (OK(riverlet_table_read(snaps, NULL, &stream))) CHECK(count_rows(&stream) == 1);
+  /* the union read: every row once */
+  if (OK(riverlet_table_read(table, &ro, &stream))) {
+    char *text = stream_text(&stream), *want = id_score_text(1, 5);
+    CHECK(strcmp(text, want) == 0);
+    free(text);
+    free(want);
+  }
+  /* a table that is not lake-enabled has no lake */
+  OK(riverlet_connection_get_table(conn, "finance", "plain$lake", &plain));
+  EXPECT(riverlet_table_read(plain, NULL, &stream), RIVERLET_STATUS_NOT_FOUND);
+  MSG_HAS("not lake-enabled");
+
+  OK(riverlet_writer_free(writer));
+  OK(riverlet_table_free(plain));
+  OK(riverlet_table_free(snaps));
+  OK(riverlet_table_free(lake));
+  OK(riverlet_table_free(table));
+  OK(riverlet_connection_free(conn));
+  OK(riverlet_local_server_stop(server));
+  OK(riverlet_local_server_free(server));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", warehouse);
+  CHECK(system(cmd) == 0);
+}
+
 int main(void) {
   RiverletConnection *conn = NULL;
   test_status_codes();
@@ -1148,6 +1247,7 @@ int main(void) {
     test_closed_connection();
     test_stream_error();
     test_many_cycles();
+    test_lake();
     OK(riverlet_drop_database(conn, "capi", false, true));
     OK(riverlet_connection_free(conn));
     OK(riverlet_local_server_stop(g_server));

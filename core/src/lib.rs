@@ -3,7 +3,8 @@
 //! Layers, bottom up: [`proto`] (Fluss's protobuf messages), [`rpc`] (framing and connections),
 //! [`metadata`] and [`row`] (types, schemas, row and key encodings), [`record`] (log, KV and
 //! value record batches), then [`client`], [`write`](mod@write) and [`scan`] (the async client), and
-//! [`blocking`], the synchronous facade every binding calls.
+//! [`blocking`], the synchronous facade every binding calls. With feature `lake`, `lake` reads
+//! the Iceberg side of lake-enabled tables.
 #![warn(missing_docs)]
 // No unwrap/expect/panic outside tests: internal invariants are `Error`s too.
 #![cfg_attr(
@@ -16,6 +17,8 @@ pub use error::{Error, ErrorKind, Result};
 
 pub mod blocking;
 pub mod client;
+#[cfg(feature = "lake")]
+pub mod lake;
 pub mod metadata;
 pub mod metrics;
 pub mod proto;

@@ -145,6 +145,12 @@ class LocalServer:
         one, now (as the ``kv.snapshot.interval`` task does); returns once they are written."""
         self._native.take_kv_snapshots()
 
+    def commit_lake(self) -> None:
+        """Commits the new rows of every lake-enabled table to the lake now (as the
+        ``table.datalake.freshness`` rounds do); returns once committed. The server needs the
+        ``datalake.format`` (``iceberg``) and ``datalake.iceberg.warehouse`` options."""
+        self._native.commit_lake()
+
     def connect(self, **options: Any) -> "Connection":
         """:func:`connect` to this server (keyword options as for :func:`connect`)."""
         return connect(self.bootstrap_servers, **options)
@@ -351,7 +357,15 @@ class Connection(_ClosesNative):
         self._native.drop_partition(name, [(k, str(v)) for k, v in spec.items()], if_exists)
 
     def table(self, name: str) -> "Table":
-        """Opens table ``"db.table"`` (:class:`TableNotFoundError` when it does not exist)."""
+        """Opens table ``"db.table"`` (:class:`TableNotFoundError` when it does not exist).
+
+        A lake-enabled table is also readable as ``"db.table$lake"`` (only the rows of its
+        latest lake snapshot, with the ``__bucket``, ``__offset``, ``__timestamp`` columns) and
+        ``"db.table$lake$snapshots"`` (``committed_at``, ``snapshot_id``, ``parent_id``,
+        ``operation``: one row per lake commit); :meth:`Table.read` of ``"db.table"`` itself
+        is then the union of the lake snapshot and the log after it. Time-range reads never
+        read the lake.
+        """
         return Table(self._native.table(name), self)
 
     def close(self) -> None:

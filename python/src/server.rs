@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use riverlet_server::{LocalServer, ServerConfig};
 
-use crate::errors::{closed, enter, to_py_err};
+use crate::errors::{closed, enter, to_py_err, PyResultExt};
 
 /// An embedded single-node Fluss-compatible server listening on TCP in this process.
 ///
@@ -103,6 +103,16 @@ impl PyLocalServer {
                 py.detach(|| s.take_kv_snapshots());
                 Ok(())
             }
+            None => Err(closed("the local server")),
+        }
+    }
+
+    /// Commits every lake-enabled table's new rows to the lake now (what the
+    /// `table.datalake.freshness` rounds do periodically); returns once committed.
+    fn commit_lake(&self, py: Python<'_>) -> PyResult<()> {
+        let g = self.inner.lock().map_err(|_| closed("the local server"))?;
+        match g.as_ref() {
+            Some(s) => py.detach(|| s.commit_lake()).py_err(),
             None => Err(closed("the local server")),
         }
     }

@@ -7,6 +7,8 @@
 //!   inside an async runtime (clear [`ErrorKind::Unsupported`](crate::ErrorKind) error) instead
 //!   of nesting. Safe from any thread.
 //! - [`Connection`], [`Admin`], [`Table`], [`AppendWriter`], [`UpsertWriter`], [`WriteHandle`].
+//!   `Connection::table` takes `db.t$lake` and `db.t$lake$snapshots` too (the lake views, read
+//!   like any table; see [`crate::client::TableView`]).
 //! - Reads from one plain request each (see [`scan`]): [`Table::read`]`(&ReadRequest)` ->
 //!   [`BatchReader`] (an [`arrow_array::RecordBatchReader`] carrying the read's warnings),
 //!   [`Table::count`], [`Table::subscribe`]`(&SubscribeRequest)` -> [`scan::Subscription`].
@@ -216,9 +218,16 @@ impl Table {
     pub fn path(&self) -> &TablePath {
         self.inner.path()
     }
-    /// The table's Arrow schema.
+    /// The table's Arrow schema; for a lake view (`db.t$lake`, `db.t$lake$snapshots`) the
+    /// view's (the table's when the view cannot be read, which its reads then report).
     pub fn arrow_schema(&self) -> SchemaRef {
-        self.inner.info.descriptor.schema.to_arrow()
+        let table = || self.inner.info.descriptor.schema.to_arrow();
+        match self.inner.view {
+            client::TableView::Table => table(),
+            _ => self
+                .read_schema(&ReadRequest::default())
+                .unwrap_or_else(|_| table()),
+        }
     }
     /// An append writer (log tables).
     pub fn new_append_writer(&self) -> Result<AppendWriter> {

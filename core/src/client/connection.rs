@@ -131,8 +131,10 @@ impl Connection {
 
     /// A handle on an existing table (its info is fetched, or taken from the cache).
     pub async fn table(&self, path: &TablePath) -> Result<Table> {
-        let info = self.table_info(path).await?;
-        Ok(Table::new(self.clone(), info))
+        // `db.t$lake` / `db.t$lake$snapshots`: table `db.t`, read through a lake view
+        let (base, view) = super::TableView::split(path);
+        let info = self.table_info(&base).await?;
+        Ok(Table::new(self.clone(), info).with_view(view))
     }
 
     /// Closes every server connection; later calls fail with [`ErrorKind::Closed`].

@@ -26,9 +26,12 @@
 //!   OffsetSpec) -> Result<BTreeMap<i32, i64>>` (empty `buckets` = all),
 //!   `list_offsets_by_id(table_id, partition_id: Option<i64>, buckets, OffsetSpec)`,
 //!   `lake_snapshot(&TablePath, snapshot_id: Option<i64>) -> Result<LakeSnapshot>`.
+//! - [`TableView`] `{ Table, Lake, LakeSnapshots }`: what a handle opened as `db.t`,
+//!   `db.t$lake` or `db.t$lake$snapshots` reads; `TableView::split(&TablePath)`.
 //! - [`OffsetSpec`] `{ Earliest, Latest, Timestamp(i64) }`,
 //!   [`PartitionInfo`] `{ partition_id, spec, name }`.
-//! - [`Table`] `{ pub conn, pub info }`: `info()`, `path()`, `connection()`, `has_primary_key()`,
+//! - [`Table`] `{ pub conn, pub info, pub view }`: `info()`, `path()`, `connection()`,
+//!   `has_primary_key()`, `with_view(TableView)`, `view_name()`,
 //!   `new_append_writer() -> Result<AppendWriter>`,
 //!   `new_upsert_writer(Option<&[&str]>) -> Result<UpsertWriter>`. Readers (`scan()`,
 //!   `subscribe(..)`, `count()`, `new_lookuper()`) are `impl Table` blocks in `core::scan`.
@@ -46,7 +49,7 @@ pub use admin::{
 };
 pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
-pub use table::Table;
+pub use table::{Table, TableView};
 pub use writer_config::{NoKeyAssigner, WriterConfig};
 
 pub(crate) use connection::{is_stale_metadata, name_table};

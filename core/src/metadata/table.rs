@@ -132,7 +132,10 @@ impl TablePath {
                 "Database name {db} is invalid: {why}"
             )));
         }
-        if let Some(why) = detect_invalid_name(table) {
+        // `t$lake` and `t$lake$snapshots` name the lake views of table `t` (Fluss's system
+        // tables); the name checked is the table's own.
+        let (base, _) = split_system_suffix(table);
+        if let Some(why) = detect_invalid_name(base) {
             return Err(Error::invalid(format!(
                 "Table name {table} is invalid: {why}"
             )));
@@ -146,10 +149,31 @@ impl TablePath {
         validate_table_name(&self.table)
     }
 
+    /// [`TablePath::validate`] of a path a table is opened by, which may name a lake view
+    /// (`t$lake`, `t$lake$snapshots`): the table's own name is checked.
+    pub fn validate_readable(&self) -> Result<()> {
+        let (base, _) = split_system_suffix(&self.table);
+        TablePath::new(self.database.as_str(), base).validate()
+    }
+
     /// Whether both names are valid (reserved prefix allowed, like Fluss's `isValid`).
     pub fn is_valid(&self) -> bool {
         detect_invalid_name(&self.database).is_none() && detect_invalid_name(&self.table).is_none()
     }
+}
+
+/// The system-table suffixes a table name may end with, longest first: `$lake$snapshots`
+/// (the lake's snapshots) and `$lake` (the lake's rows).
+pub const SYSTEM_TABLE_SUFFIXES: &[&str] = &["$lake$snapshots", "$lake"];
+
+/// `name` without a [`SYSTEM_TABLE_SUFFIXES`] suffix, and the suffix (None: a plain name).
+pub fn split_system_suffix(name: &str) -> (&str, Option<&'static str>) {
+    for suffix in SYSTEM_TABLE_SUFFIXES {
+        if let Some(base) = name.strip_suffix(suffix) {
+            return (base, Some(suffix));
+        }
+    }
+    (name, None)
 }
 
 impl fmt::Display for TablePath {

@@ -7,6 +7,10 @@
 //!   ScanKv, or with [`ScanBuilder::between`] the window's changelog folded per key), with
 //!   projection, filters, partition pruning, limit, and a changelog form
 //!   ([`ScanBuilder::changelog`]);
+//!   A lake-enabled log table with a lake snapshot is read as the union of the snapshot's rows
+//!   and each bucket's log from the offset the snapshot recorded (feature `lake`; a time-range
+//!   read never reads the lake); handles opened as `db.t$lake` / `db.t$lake$snapshots` read
+//!   the lake views (`lake_view`);
 //! - [`Table::count`]: the number of rows;
 //! - [`Table::new_lookuper`] -> [`Lookuper`]: point and prefix lookups on primary-key tables;
 //! - [`Table::subscribe`] -> [`Subscription`]: an unbounded stream of change batches from a
@@ -17,6 +21,7 @@
 
 pub mod expr;
 pub mod fold;
+mod lake_view;
 mod lookup;
 mod reader;
 mod request;
@@ -38,7 +43,7 @@ pub use stream::BatchStream;
 pub use subscribe::{ChangeBatch, Deadline, StartupMode, Subscription};
 pub use time::{parse_timestamp, PinnedRange, TimePoint, TimeRange, TimeZoneSpec};
 
-use crate::client::Table;
+use crate::client::{Table, TableView};
 use crate::metadata::{DataType, PartitionSpec};
 use crate::{Error, Result};
 
@@ -263,6 +268,11 @@ impl ScanBuilder {
 
     /// The schema of the batches [`ScanBuilder::execute`] will return.
     pub fn output_schema(&self) -> Result<SchemaRef> {
+        if self.table.view != TableView::Table {
+            let full = lake_view::full_schema(self)?;
+            let cols = resolve_projection(&self.table, &full, self.projection.as_deref())?;
+            return Ok(Arc::new(full.project(&cols)?));
+        }
         let full = self.table.info.schema().to_arrow();
         let cols = resolve_projection(&self.table, &full, self.projection.as_deref())?;
         let mut fields: Vec<Field> = Vec::new();
@@ -276,6 +286,12 @@ impl ScanBuilder {
     /// Plans the read (validating every option first; high watermarks and window bounds are
     /// taken now) and starts it.
     pub async fn execute(self) -> Result<BatchStream> {
+        if self.table.view != TableView::Table {
+            let name = self.table.view_name();
+            return lake_view::execute(self)
+                .await
+                .map_err(|e| add_table_context(e, &name));
+        }
         let path = self.table.info.table_path.clone();
         let batch_size = self.batch_size;
         let mut plan = reader::plan(self)
@@ -290,7 +306,10 @@ impl ScanBuilder {
     /// The number of rows the read returns. A log-table read without a filter or window is
     /// counted from the buckets' offsets, without reading the records.
     pub async fn count(self) -> Result<u64> {
+        // A union read (lake-enabled log table) counts the lake's rows too: it is read.
         let from_offsets = !self.table.info.descriptor.has_primary_key()
+            && self.table.view == TableView::Table
+            && !(cfg!(feature = "lake") && reader::union_candidate(&self.table))
             && self.filter.is_none()
             && self.between.is_none()
             && self.deferred.is_none();
@@ -367,6 +386,7 @@ impl Table {
 
     /// A lookuper for point and prefix lookups (primary-key tables).
     pub fn new_lookuper(&self) -> Result<Lookuper> {
+        self.refuse_view("lookups")?;
         Lookuper::new(self.clone())
     }
 
@@ -393,6 +413,19 @@ impl Table {
     /// The subscription a [`SubscribeRequest`] describes (columns, partitions, buckets,
     /// startup mode and explicit start offsets).
     pub async fn subscribe_request(&self, request: &SubscribeRequest) -> Result<Subscription> {
+        self.refuse_view("subscriptions")?;
         Subscription::start(self.clone(), request).await
+    }
+
+    /// Lake views are read with bounded reads only.
+    fn refuse_view(&self, what: &str) -> Result<()> {
+        if self.view == TableView::Table {
+            return Ok(());
+        }
+        Err(Error::unsupported(format!(
+            "{}: {what} are not supported on a lake view; use table '{}'",
+            self.view_name(),
+            self.info.table_path
+        )))
     }
 }

@@ -41,6 +41,7 @@ impl Table {
     /// A writer appending rows or Arrow batches to this log table. Fails (naming the table)
     /// when the table has a primary key: use [`Table::new_upsert_writer`] there.
     pub fn new_append_writer(&self) -> Result<AppendWriter> {
+        self.refuse_view_writes()?;
         AppendWriter::new(self.clone())
     }
 
@@ -48,6 +49,19 @@ impl Table {
     /// upserts update only those columns (they must include the whole primary key). Fails
     /// (naming the table) on a log table.
     pub fn new_upsert_writer(&self, partial_columns: Option<&[&str]>) -> Result<UpsertWriter> {
+        self.refuse_view_writes()?;
         UpsertWriter::new(self.clone(), partial_columns)
+    }
+
+    /// The lake views (`db.t$lake`, `db.t$lake$snapshots`) are read-only.
+    fn refuse_view_writes(&self) -> Result<()> {
+        if self.view == crate::client::TableView::Table {
+            return Ok(());
+        }
+        Err(crate::Error::unsupported(format!(
+            "{} is read-only (the lake is written by tiering); write to table '{}'",
+            self.view_name(),
+            self.info.table_path
+        )))
     }
 }

@@ -84,6 +84,23 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverTakeKvSnapshots<'l>(
     })
 }
 
+/// Commits the new rows of every lake-enabled table to the lake, now.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_serverCommitLake<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) {
+    entry(&mut env, (), |_| {
+        let s = borrow::<ServerHandle>(h)?;
+        let g = s.server.lock().unwrap_or_else(|p| p.into_inner());
+        match g.as_ref() {
+            Some(server) => Ok(server.commit_lake()?),
+            None => Err(Error::invalid("the local server is shut down").into()),
+        }
+    })
+}
+
 /// Stops the server, flushing acknowledged data.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_serverShutdown<'l>(

@@ -16,7 +16,7 @@
 //! iceberg crate (no hand-written Iceberg metadata); it is on arrow 58, reached through the
 //! zero-copy bridge in [`bridge`].
 
-pub mod bridge;
+pub use riverlet::lake::bridge;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -25,7 +25,9 @@ mod snapshot;
 
 pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, FetchedBatch};
 pub(crate) use pk_view::{latest_view_bucket, values_to_batch};
-pub(crate) use plan::{log_count, plan, select_partitions, table_name, BucketRead, Plan};
+pub(crate) use plan::{
+    log_count, plan, select_partitions, table_name, union_candidate, BucketRead, Plan,
+};
 
 use log_read::{Finish, LogReader, LogSource};
 use pk_view::{fold_bucket, read_kv_bucket, read_snapshot_bucket};
@@ -38,6 +40,33 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
     BatchStream::spawn(schema, limit, move |mut emit| async move {
         let plan = Arc::new(plan);
         if matches!(plan.mode, Mode::Log | Mode::Changelog) {
+            // Without feature `lake` the plan never has a lake part.
+            #[cfg(not(feature = "lake"))]
+            debug_assert!(plan.lake_snapshot.is_none() && plan.lake_buckets.is_none());
+            #[cfg(feature = "lake")]
+            if let Some(id) = plan.lake_snapshot {
+                // The lake's rows first; the buckets' log reads start where it ends.
+                debug_assert!(
+                    plan.range.is_none(),
+                    "a time-range read never reads the lake"
+                );
+                use futures::StreamExt as _;
+                let name = plan.table.view_name();
+                let mut lake = crate::lake::snapshot_batches(
+                    &plan.table,
+                    Some(id),
+                    plan.lake_buckets.as_deref(),
+                    &plan.fetch_schema,
+                    &name,
+                )
+                .await?;
+                while let Some(b) = lake.next().await {
+                    let out = finish_batch(&plan, b?)?;
+                    if out.num_rows() > 0 && !emit.emit(out).await {
+                        return Ok(());
+                    }
+                }
+            }
             // Buckets are handed out one after the other, each in offset order; the fetches
             // and the decoding of several batches run ahead of the consumer.
             let finishing = plan.clone();

@@ -76,6 +76,45 @@ pub(crate) struct Plan {
     /// Read-optimized reads: the snapshot of each bucket that has one, by (partition, bucket),
     /// taken at planning time.
     pub snapshots: HashMap<(Option<i64>, i32), SnapshotRef>,
+    /// A union read: the lake snapshot whose rows come first (each bucket's log is then read
+    /// from the offset it recorded). Never set for a time-range read.
+    pub lake_snapshot: Option<i64>,
+    /// The buckets a union read's lake rows are kept of (None: all).
+    pub lake_buckets: Option<Vec<i32>>,
+}
+
+/// Whether a plain read of `table` is a union read when the table has a lake snapshot: a
+/// lake-enabled log table opened as itself (not as a lake view). Primary-key tables read
+/// their latest view from the KV store, which holds every key the lake does.
+pub(crate) fn union_candidate(table: &Table) -> bool {
+    table.view == crate::client::TableView::Table
+        && !table.info.descriptor.has_primary_key()
+        && table
+            .info
+            .descriptor
+            .property(crate::metadata::table::keys::DATALAKE_ENABLED)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// The latest lake snapshot of a union read (None: the table has none yet, read the log only).
+#[cfg(feature = "lake")]
+async fn union_snapshot(table: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
+    match table
+        .conn
+        .admin()
+        .lake_snapshot(&table.info.table_path, None)
+        .await
+    {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if e.kind() == crate::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Without feature `lake` a plain read is the Fluss log's.
+#[cfg(not(feature = "lake"))]
+async fn union_snapshot(_: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
+    Ok(None)
 }
 
 pub(crate) fn table_name(table: &Table) -> String {
@@ -300,6 +339,24 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         .collect();
     let key_types: Vec<DataType> = pk_cols.iter().map(|c| types[*c].clone()).collect();
 
+    // --- a union read: the lake snapshot's rows, then each bucket's log from the offset the
+    // snapshot recorded. The snapshot is taken before the log ends are, so every row up to
+    // them is in exactly one of the two. A time-range read never reads the lake.
+    let lake = if mode == Mode::Log && range.is_none() && union_candidate(&table) {
+        union_snapshot(&table).await?
+    } else {
+        None
+    };
+    if lake.is_some() && b.partitions.is_some() && info.descriptor.is_partitioned() {
+        // The lake half would need the partitions' Iceberg filter; refuse rather than return
+        // the lake rows of every partition.
+        return Err(Error::unsupported(format!(
+            "table '{name}': a union read (lake snapshot + log) of selected partitions is not \
+             supported; read all partitions (a filter on the partition columns works) or \
+             '{name}$lake' / a time-range read"
+        )));
+    }
+
     // --- partitions and bucket bounds
     let bucket_ids = super::super::request::select_buckets(&table, b.buckets.as_deref())?;
     let parts = select_partitions(&table, b.partitions.as_deref(), b.filter.as_ref()).await?;
@@ -337,7 +394,10 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         };
         for &bucket in &bucket_ids {
             let end = ends.get(&bucket).copied().unwrap_or(0);
-            let start = starts.get(&bucket).copied().unwrap_or(end);
+            let mut start = starts.get(&bucket).copied().unwrap_or(end);
+            if let Some(s) = &lake {
+                start = start.max(s.start_offset(pid, bucket));
+            }
             if start >= end {
                 continue;
             }
@@ -350,6 +410,10 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
             });
         }
     }
+    let lake_buckets = match (&lake, &b.buckets) {
+        (Some(_), Some(_)) => Some(bucket_ids.clone()),
+        _ => None,
+    };
     Ok(Plan {
         table,
         mode,
@@ -366,6 +430,8 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         key_types,
         warnings,
         snapshots,
+        lake_buckets,
+        lake_snapshot: lake.map(|s| s.snapshot_id),
     })
 }
 

@@ -55,7 +55,12 @@ public final class Connection implements AutoCloseable {
   }
 
   /**
-   * Opens a table.
+   * Opens a table. A lake-enabled table also opens as {@code database.table$lake} (reads return
+   * only the rows of its latest lake snapshot, then the columns {@code __bucket}, {@code
+   * __offset}, {@code __timestamp}) and {@code database.table$lake$snapshots} (one row per lake
+   * commit: {@code committed_at}, {@code snapshot_id}, {@code parent_id}, {@code operation});
+   * those are read-only. A plain read of a lake-enabled log table is the union of its lake
+   * snapshot and the log after it; a time-range read never reads the lake.
    *
    * @param dbDotTable {@code database.table}
    * @return the table (close it, or let {@link #close()} do so)

@@ -83,6 +83,15 @@ public final class LocalServer implements AutoCloseable {
   }
 
   /**
+   * Commits the new rows of every lake-enabled table to the lake now (what the {@code
+   * table.datalake.freshness} rounds do periodically); returns once committed. The server needs
+   * the options {@code datalake.format} ({@code iceberg}) and {@code datalake.iceberg.warehouse}.
+   */
+  public void commitLake() {
+    handle.run(NativeMethods::serverCommitLake);
+  }
+
+  /**
    * {@code host:port} to pass to {@link Riverlet#connect(String, Map)}.
    *
    * @return the bootstrap servers

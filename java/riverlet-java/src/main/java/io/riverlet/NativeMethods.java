@@ -130,6 +130,8 @@ final class NativeMethods {
 
   static native void serverTakeKvSnapshots(long server);
 
+  static native void serverCommitLake(long server);
+
   static native String serverBootstrap(long server);
 
   static native void serverShutdown(long server);

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
+use crate::{Error, Result};
 use arrow_array::{Array as _, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_array_58 as a58;
 use arrow_schema::{Schema, SchemaRef};
 use arrow_schema_58 as s58;
-use riverlet::{Error, Result};
 
 fn ffi_err(what: &str, e: impl std::fmt::Display) -> Error {
     Error::internal(format!("Arrow C Data Interface ({what}): {e}"))

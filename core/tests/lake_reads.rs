@@ -1,0 +1,381 @@
+//! Lake reads through the client against the embedded server tiering to Iceberg: the
+//! quickstart's `trades` table read as `trades$lake` (the lake only), `trades$lake$snapshots`
+//! (one row per tiering commit) and plainly (the union of the lake snapshot and the Fluss log
+//! after it), each checked against totals computed from the rows written. A time-range read
+//! never opens the lake.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, Decimal128Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    TimestampMillisecondArray,
+};
+use common::*;
+use riverlet::client::{Connection, Table};
+use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use riverlet::scan::ReadRequest;
+use riverlet::ErrorKind;
+
+/// One trade: (trade_id, account_id, notional in cents, side, symbol).
+type Trade = (i64, i32, i128, &'static str, &'static str);
+
+const SYMBOLS: [&str; 6] = ["AAPL", "MSFT", "NVDA", "AMZN", "GOOG", "TSLA"];
+
+fn trades(ids: std::ops::Range<i64>) -> Vec<Trade> {
+    ids.map(|i| {
+        let side = if i % 3 == 0 { "SELL" } else { "BUY" };
+        let cents = (i as i128 * 7919) % 1_000_000 + 100;
+        (i, (i % 7) as i32, cents, side, SYMBOLS[(i % 6) as usize])
+    })
+    .collect()
+}
+
+fn trades_schema() -> Schema {
+    Schema::builder()
+        .column("trade_id", DataType::bigint().not_null())
+        .column("account_id", DataType::int())
+        .column("notional", DataType::decimal(18, 2))
+        .column("side", DataType::string())
+        .column("symbol", DataType::string())
+        .build()
+        .unwrap()
+}
+
+async fn write(table: &Table, rows: &[Trade]) {
+    let batch = RecordBatch::try_new(
+        table.info().schema().to_arrow(),
+        vec![
+            Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(
+                Decimal128Array::from_iter_values(rows.iter().map(|r| r.2))
+                    .with_precision_and_scale(18, 2)
+                    .unwrap(),
+            ),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.3))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.4))),
+        ],
+    )
+    .unwrap();
+    let w = table.new_append_writer().unwrap();
+    w.append_batch(&batch).await.unwrap();
+    w.flush().await.unwrap();
+}
+
+async fn read(conn: &Connection, name: &str, request: &ReadRequest) -> Vec<RecordBatch> {
+    let t = conn.table(&TablePath::parse(name).unwrap()).await.unwrap();
+    request.to_scan(&t).collect().await.unwrap()
+}
+
+fn col<'a, T: 'static>(b: &'a RecordBatch, name: &str) -> &'a T {
+    b.column_by_name(name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .as_any()
+        .downcast_ref::<T>()
+        .unwrap()
+}
+
+/// The trades of whole-table batches, sorted (a multiset).
+fn trades_of(batches: &[RecordBatch]) -> Vec<(i64, i32, i128, String, String)> {
+    let mut out = Vec::new();
+    for b in batches {
+        let (id, acct, n, side, sym) = (
+            col::<Int64Array>(b, "trade_id"),
+            col::<Int32Array>(b, "account_id"),
+            col::<Decimal128Array>(b, "notional"),
+            col::<StringArray>(b, "side"),
+            col::<StringArray>(b, "symbol"),
+        );
+        for i in 0..b.num_rows() {
+            out.push((
+                id.value(i),
+                acct.value(i),
+                n.value(i),
+                side.value(i).to_string(),
+                sym.value(i).to_string(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn expected(rows: &[Trade]) -> Vec<(i64, i32, i128, String, String)> {
+    let mut out: Vec<_> = rows
+        .iter()
+        .map(|r| (r.0, r.1, r.2, r.3.to_string(), r.4.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `SELECT <key>, COUNT(*), SUM(notional) ... GROUP BY <key>` over batches.
+fn totals(batches: &[RecordBatch], key: &str) -> BTreeMap<String, (u64, i128)> {
+    let mut out: BTreeMap<String, (u64, i128)> = BTreeMap::new();
+    for b in batches {
+        let (k, n) = (
+            col::<StringArray>(b, key),
+            col::<Decimal128Array>(b, "notional"),
+        );
+        for i in 0..b.num_rows() {
+            let e = out.entry(k.value(i).to_string()).or_default();
+            e.0 += 1;
+            e.1 += n.value(i);
+        }
+    }
+    out
+}
+
+fn expected_totals(
+    rows: &[Trade],
+    key: fn(&Trade) -> &'static str,
+) -> BTreeMap<String, (u64, i128)> {
+    let mut out: BTreeMap<String, (u64, i128)> = BTreeMap::new();
+    for r in rows {
+        let e = out.entry(key(r).to_string()).or_default();
+        e.0 += 1;
+        e.1 += r.2;
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trades_lake_snapshots_and_union_read() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("wh");
+    let wh_str = wh.to_str().unwrap().to_string();
+    let Some(env) = TestEnv::embedded_only("needs an embedded server with a lake", |c| {
+        c.set("datalake.format", "iceberg").unwrap();
+        c.set("datalake.iceberg.warehouse", &wh_str).unwrap();
+    }) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let path = env.path("trades");
+    let d = TableDescriptor::builder(trades_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .property("table.datalake.enabled", "true")
+        .property("table.datalake.freshness", "1h")
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &path, d).await;
+    let name = path.to_string();
+    let lake = format!("{name}$lake");
+    let snaps = format!("{name}$lake$snapshots");
+    let all = ReadRequest::default();
+
+    // No lake snapshot yet: both views are empty, the plain read is the log's.
+    let first = trades(0..40);
+    write(&table, &first).await;
+    assert_eq!(total_rows(&read(&conn, &lake, &all).await), 0);
+    assert_eq!(total_rows(&read(&conn, &snaps, &all).await), 0);
+    assert_eq!(trades_of(&read(&conn, &name, &all).await), expected(&first));
+
+    // Two tiering commits, then rows only in the log.
+    let server = env.server.as_ref().unwrap();
+    server.commit_lake().unwrap();
+    let s1 = conn.admin().lake_snapshot(&path, None).await.unwrap();
+    let second = trades(40..65);
+    write(&table, &second).await;
+    server.commit_lake().unwrap();
+    let s2 = conn.admin().lake_snapshot(&path, None).await.unwrap();
+    let in_lake: Vec<Trade> = first.iter().chain(&second).copied().collect();
+    let window_start = boundary().await;
+    let third = trades(65..90);
+    write(&table, &third).await;
+    let everything: Vec<Trade> = in_lake.iter().chain(&third).copied().collect();
+
+    // trades$lake: the quickstart's GROUP BY side over the lake = the rows before the commit.
+    let lake_rows = read(&conn, &lake, &all).await;
+    assert_eq!(
+        totals(&lake_rows, "side"),
+        expected_totals(&in_lake, |r| r.3)
+    );
+    assert_eq!(trades_of(&lake_rows), expected(&in_lake));
+    // Fluss's layout: the system columns after the table's, each row's bucket and offset once.
+    let schema = lake_rows[0].schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "trade_id",
+            "account_id",
+            "notional",
+            "side",
+            "symbol",
+            "__bucket",
+            "__offset",
+            "__timestamp"
+        ]
+    );
+    let mut positions: Vec<(i32, i64)> = lake_rows
+        .iter()
+        .flat_map(|b| {
+            let (bk, off) = (
+                col::<Int32Array>(b, "__bucket"),
+                col::<Int64Array>(b, "__offset"),
+            );
+            (0..b.num_rows()).map(move |i| (bk.value(i), off.value(i)))
+        })
+        .collect();
+    positions.sort();
+    positions.dedup();
+    assert_eq!(positions.len(), in_lake.len());
+    for (bucket, offset) in &positions {
+        assert!(
+            *offset < s2.start_offset(None, *bucket),
+            "{bucket}@{offset}"
+        );
+    }
+    // columns and a filter on a lake view
+    let sells = read(
+        &conn,
+        &lake,
+        &ReadRequest {
+            columns: Some(vec!["side".into(), "notional".into()]),
+            filter: Some("side = 'SELL'".into()),
+            ..ReadRequest::default()
+        },
+    )
+    .await;
+    let want: Vec<Trade> = in_lake.iter().filter(|r| r.3 == "SELL").copied().collect();
+    assert_eq!(totals(&sells, "side"), expected_totals(&want, |r| r.3));
+    assert_eq!(sells[0].num_columns(), 2);
+
+    // trades$lake$snapshots: one row per commit, oldest first, with the ids GetLakeSnapshot has.
+    let snap_rows = read(&conn, &snaps, &all).await;
+    assert_eq!(total_rows(&snap_rows), 2);
+    let b = &snap_rows[0];
+    assert_eq!(
+        col::<Int64Array>(b, "snapshot_id").values().to_vec(),
+        vec![s1.snapshot_id, s2.snapshot_id]
+    );
+    let ops = col::<StringArray>(b, "operation");
+    assert_eq!((ops.value(0), ops.value(1)), ("append", "append"));
+    let at = col::<TimestampMillisecondArray>(b, "committed_at");
+    assert!(at.value(0) <= at.value(1) && at.value(0) > 0);
+    assert!(col::<Int64Array>(b, "parent_id").is_null(0));
+    assert_eq!(col::<Int64Array>(b, "parent_id").value(1), s1.snapshot_id);
+
+    // The union read: exactly every row written, none lost or twice; the per-symbol totals.
+    let union = read(&conn, &name, &all).await;
+    assert_eq!(trades_of(&union), expected(&everything));
+    assert_eq!(
+        totals(&union, "symbol"),
+        expected_totals(&everything, |r| r.4)
+    );
+    assert_eq!(table.count().await.unwrap(), everything.len() as u64);
+    // one bucket at a time (a Spark or Flink split each): disjoint, together the whole union
+    let mut per_bucket = Vec::new();
+    for bucket in 0..3 {
+        let one = ReadRequest {
+            buckets: Some(vec![bucket]),
+            ..ReadRequest::default()
+        };
+        per_bucket.extend(trades_of(&read(&conn, &name, &one).await));
+    }
+    per_bucket.sort();
+    assert_eq!(per_bucket, expected(&everything));
+    // projection and filter across both halves
+    let buys = read(
+        &conn,
+        &name,
+        &ReadRequest {
+            columns: Some(vec!["symbol".into(), "notional".into()]),
+            filter: Some("side = 'BUY'".into()),
+            ..ReadRequest::default()
+        },
+    )
+    .await;
+    let want: Vec<Trade> = everything
+        .iter()
+        .filter(|r| r.3 == "BUY")
+        .copied()
+        .collect();
+    assert_eq!(totals(&buys, "symbol"), expected_totals(&want, |r| r.4));
+
+    // A time-range read never opens the lake: with the warehouse (and its catalog) moved
+    // away it still answers from the log, while the union read cannot open the lake.
+    let moved = warehouse.path().join("moved");
+    std::fs::rename(&wh, &moved).unwrap();
+    let window = ReadRequest {
+        start: Some(window_start.into()),
+        ..ReadRequest::default()
+    };
+    let t = conn.table(&path).await.unwrap();
+    let recent = window.to_scan(&t).collect().await.unwrap();
+    assert_eq!(trades_of(&recent), expected(&third));
+    let since_start = ReadRequest {
+        start: Some(0i64.into()),
+        ..ReadRequest::default()
+    };
+    let all_window = since_start.to_scan(&t).collect().await.unwrap();
+    assert_eq!(trades_of(&all_window), expected(&everything));
+    assert!(all.to_scan(&t).collect().await.is_err());
+    std::fs::rename(&moved, &wh).unwrap();
+    assert_eq!(
+        trades_of(&read(&conn, &name, &all).await),
+        expected(&everything)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lake_views_refuse_what_they_cannot_do() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().to_str().unwrap().to_string();
+    let Some(env) = TestEnv::embedded_only("needs an embedded server with a lake", |c| {
+        c.set("datalake.format", "iceberg").unwrap();
+        c.set("datalake.iceberg.warehouse", &wh).unwrap();
+    }) else {
+        return;
+    };
+    let conn = env.connect().await;
+    // a table that is not lake-enabled has no lake views
+    let plain = env.path("plain");
+    create_table(&conn, &plain, descriptor(false, false, 1)).await;
+    for suffix in ["$lake", "$lake$snapshots"] {
+        let name = format!("{plain}{suffix}");
+        let t = conn.table(&TablePath::parse(&name).unwrap()).await.unwrap();
+        let e = t.scan().collect().await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
+        assert!(e.message().contains(&plain.to_string()), "{e}");
+        assert!(e.message().contains("not lake-enabled"), "{e}");
+    }
+
+    let path = env.path("trades");
+    let d = TableDescriptor::builder(trades_schema())
+        .distributed_by(Some(2), Vec::<String>::new())
+        .property("table.datalake.enabled", "true")
+        .property("table.datalake.freshness", "1h")
+        .build()
+        .unwrap();
+    create_table(&conn, &path, d).await;
+    let lake = conn
+        .table(&TablePath::parse(&format!("{path}$lake")).unwrap())
+        .await
+        .unwrap();
+    // read-only
+    let e = lake.new_append_writer().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    // a window never reads the lake, so a lake view with one is a mistake
+    let e = ReadRequest {
+        start: Some(0i64.into()),
+        ..ReadRequest::default()
+    }
+    .to_scan(&lake)
+    .collect()
+    .await
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    // the schema is known without reading
+    let s = ReadRequest::default()
+        .to_scan(&lake)
+        .output_schema()
+        .unwrap();
+    assert_eq!(s.fields().len(), 8);
+    // a name that is not a lake view is still refused
+    assert!(TablePath::parse(&format!("{path}$other")).is_err());
+}
