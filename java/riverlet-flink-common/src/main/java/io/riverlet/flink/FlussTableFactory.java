@@ -70,6 +70,7 @@ public class FlussTableFactory implements DynamicTableSourceFactory, DynamicTabl
         final Configuration config;
         final ConnectionSpec connection;
         final boolean changelog;
+        final boolean lakeView;
 
         Resolved(Context ctx) {
             this.options = ctx.getCatalogTable().getOptions();
@@ -82,6 +83,8 @@ public class FlussTableFactory implements DynamicTableSourceFactory, DynamicTabl
                 cl = true;
             }
             this.changelog = cl;
+            // t$lake and t$lake$snapshots keep their names: the core opens them as views.
+            this.lakeView = FlussCatalog.isLakeView(name);
             String bootstrap = options.get(FlussOptions.BOOTSTRAP_SERVERS.key());
             if (bootstrap == null || bootstrap.trim().isEmpty()) {
                 throw new ValidationException("table " + id.asSummaryString()
@@ -99,7 +102,8 @@ public class FlussTableFactory implements DynamicTableSourceFactory, DynamicTabl
         int[] pk = r.changelog ? new int[0] : ctx.getPrimaryKeyIndexes();
         List<String> partitionKeys = ctx.getCatalogTable().getPartitionKeys();
         int[] bucketKey = bucketKey(r.config, rowType, pk, partitionKeys);
-        boolean bounded = ctx.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+        // A lake view is a snapshot: bounded in streaming mode too.
+        boolean bounded = r.lakeView || ctx.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
                 == RuntimeExecutionMode.BATCH;
         String mode = r.config.get(FlussOptions.SCAN_STARTUP_MODE).trim().toLowerCase(Locale.ROOT);
         ReadSpec.Startup startup;
@@ -204,6 +208,10 @@ public class FlussTableFactory implements DynamicTableSourceFactory, DynamicTabl
         Resolved r = new Resolved(ctx);
         if (r.changelog) {
             throw new ValidationException("the $changelog table of " + r.connection.tablePath()
+                    + " is read-only");
+        }
+        if (r.lakeView) {
+            throw new ValidationException("the lake view " + r.connection.tablePath()
                     + " is read-only");
         }
         RowType rowType = (RowType) ctx.getPhysicalRowDataType().getLogicalType();

@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
@@ -21,17 +22,44 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * A Fluss table in Spark: batch and micro-batch reads, batch writes (appends to log tables,
  * upserts to primary-key tables). {@link #properties()} shows the primary key, the buckets and
- * the table's Fluss options, so {@code DESCRIBE TABLE EXTENDED} lists them.
+ * the table's Fluss options, so {@code DESCRIBE TABLE EXTENDED} lists them. A lake view
+ * ({@code t$lake}, {@code t$lake$snapshots}) is read in batch only.
  */
 public final class RiverletTable implements SupportsRead, SupportsWrite {
   private final ConnectionSpec spec;
   private final TableInfo info;
+  private final String name;
+  private final Schema arrowSchema;
+  private final boolean lakeView;
   private final StructType schema;
 
   RiverletTable(ConnectionSpec spec, TableInfo info) {
+    this(spec, info, info.name(), info.schema(), false);
+  }
+
+  /**
+   * A table or, with {@code lakeView}, a lake view of {@code info}'s table ({@code name} is
+   * then {@code db.t$lake} or {@code db.t$lake$snapshots} and {@code arrowSchema} the view's,
+   * as the core reads it): read-only, one split.
+   */
+  RiverletTable(
+      ConnectionSpec spec, TableInfo info, String name, Schema arrowSchema, boolean lakeView) {
     this.spec = spec;
     this.info = info;
-    this.schema = TypeMapping.toSpark(info.schema());
+    this.name = name;
+    this.arrowSchema = arrowSchema;
+    this.lakeView = lakeView;
+    this.schema = TypeMapping.toSpark(arrowSchema);
+  }
+
+  /** Whether this is a lake view ({@code t$lake}, {@code t$lake$snapshots}). */
+  public boolean isLakeView() {
+    return lakeView;
+  }
+
+  /** The Arrow schema of the rows a read returns (the view's for a lake view). */
+  public Schema arrowSchema() {
+    return arrowSchema;
   }
 
   /** The connection the table was loaded through. */
@@ -46,7 +74,7 @@ public final class RiverletTable implements SupportsRead, SupportsWrite {
 
   @Override
   public String name() {
-    return info.name();
+    return name;
   }
 
   @Override
@@ -57,6 +85,9 @@ public final class RiverletTable implements SupportsRead, SupportsWrite {
 
   @Override
   public Transform[] partitioning() {
+    if (lakeView) {
+      return new Transform[0];
+    }
     return info.partitionKeys().stream().map(Expressions::identity).toArray(Transform[]::new);
   }
 
@@ -80,6 +111,9 @@ public final class RiverletTable implements SupportsRead, SupportsWrite {
 
   @Override
   public Set<TableCapability> capabilities() {
+    if (lakeView) {
+      return EnumSet.of(TableCapability.BATCH_READ);
+    }
     return EnumSet.of(
         TableCapability.BATCH_READ,
         TableCapability.MICRO_BATCH_READ,
@@ -98,11 +132,14 @@ public final class RiverletTable implements SupportsRead, SupportsWrite {
 
   @Override
   public WriteBuilder newWriteBuilder(LogicalWriteInfo writeInfo) {
+    if (lakeView) {
+      throw new UnsupportedOperationException("the lake view " + name + " is read-only");
+    }
     return new RiverletWriteBuilder(this, writeInfo);
   }
 
   @Override
   public String toString() {
-    return "RiverletTable(" + info.name() + ")";
+    return "RiverletTable(" + name + ")";
   }
 }

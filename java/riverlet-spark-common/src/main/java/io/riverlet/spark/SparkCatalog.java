@@ -3,9 +3,14 @@ package io.riverlet.spark;
 import io.riverlet.Admin;
 import io.riverlet.DatabaseAlreadyExistsException;
 import io.riverlet.DatabaseNotFoundException;
+import io.riverlet.NotFoundException;
+import io.riverlet.ReadOptions;
 import io.riverlet.TableAlreadyExistsException;
 import io.riverlet.TableDescriptor;
+import io.riverlet.TableInfo;
 import io.riverlet.TableNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -13,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -166,10 +173,55 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
     String path = path(ident);
+    String base = baseName(ident.name());
+    if (!base.equals(ident.name())) {
+      return loadLakeView(ident, path, database(ident.namespace()) + "." + base);
+    }
     try (Admin a = admin()) {
       return new RiverletTable(spec, a.getTableInfo(path));
     } catch (TableNotFoundException | DatabaseNotFoundException e) {
       throw new NoSuchTableException(ident);
+    }
+  }
+
+  /** Suffix of the lake view of a lake-enabled table (the rows of its latest lake snapshot). */
+  public static final String LAKE_SUFFIX = "$lake";
+
+  /** Suffix of the lake snapshots view of a lake-enabled table (one row per lake commit). */
+  public static final String LAKE_SNAPSHOTS_SUFFIX = "$lake$snapshots";
+
+  /** The table a lake view name belongs to ({@code name} itself for a table). */
+  static String baseName(String name) {
+    for (String suffix : new String[] {LAKE_SNAPSHOTS_SUFFIX, LAKE_SUFFIX}) {
+      if (name.endsWith(suffix)) {
+        return name.substring(0, name.length() - suffix.length());
+      }
+    }
+    return name;
+  }
+
+  /**
+   * A lake view: its columns are those of the core's view (the Arrow schema of a zero-row
+   * read). A table that is not lake-enabled has no lake views.
+   */
+  private Table loadLakeView(Identifier ident, String path, String basePath)
+      throws NoSuchTableException {
+    TableInfo info;
+    try (Admin a = admin()) {
+      info = a.getTableInfo(basePath);
+    } catch (TableNotFoundException | DatabaseNotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+    try (io.riverlet.Table view = spec.connection().table(path);
+        ArrowReader reader = view.scan(ReadOptions.builder().limit(0).build())) {
+      Schema schema = reader.getVectorSchemaRoot().getSchema();
+      return new RiverletTable(spec, info, path, schema, true);
+    } catch (NotFoundException e) {
+      NoSuchTableException missing = new NoSuchTableException(ident);
+      missing.initCause(e);
+      throw missing;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the schema of " + path, e);
     }
   }
 
@@ -271,6 +323,9 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
    */
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    if (!baseName(ident.name()).equals(ident.name())) {
+      throw new UnsupportedOperationException("the lake view " + ident.name() + " is read-only");
+    }
     String path = path(ident);
     List<StructField> added = new ArrayList<>();
     for (TableChange c : changes) {
@@ -306,6 +361,11 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public boolean dropTable(Identifier ident) {
+    if (!baseName(ident.name()).equals(ident.name())) {
+      throw new UnsupportedOperationException(
+          "'" + ident.name() + "' is a lake view of table '" + baseName(ident.name())
+              + "' and cannot be dropped");
+    }
     String path;
     try {
       path = path(ident);

@@ -64,7 +64,10 @@ public abstract class SparkTestBase {
       if (bootstrap == null) {
         try {
           Path dir = Files.createTempDirectory("riverlet-spark-test");
-          server = LocalServer.start(dir, 0);
+          // Tiering to Iceberg on (it touches only tables with 'table.datalake.enabled').
+          server = LocalServer.start(dir.resolve("data"), "127.0.0.1", 0, Map.of(),
+              Map.of("datalake.format", "iceberg",
+                  "datalake.iceberg.warehouse", dir.resolve("warehouse").toString()));
         } catch (IOException e) {
           throw new IllegalStateException(e);
         }
@@ -116,6 +119,22 @@ public abstract class SparkTestBase {
       return false;
     }
     server.takeKvSnapshots();
+    return true;
+  }
+
+  /**
+   * Commits the new rows of every lake-enabled table of the embedded server to its Iceberg lake
+   * now. Returns false (after printing why) on an external server, which tiers on its own.
+   */
+  protected static boolean commitLake(String test) {
+    spark();
+    if (server == null) {
+      System.out.println("NOT APPLICABLE to the server at " + EXTERNAL_BOOTSTRAP + ": " + test
+          + ": needs lake commits at known points, which only the embedded server makes on "
+          + "demand");
+      return false;
+    }
+    server.commitLake();
     return true;
   }
 

@@ -1,5 +1,6 @@
 package io.riverlet.flink.catalog;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -12,12 +13,14 @@ import io.riverlet.Admin;
 import io.riverlet.Connection;
 import io.riverlet.NotFoundException;
 import io.riverlet.PartitionInfo;
+import io.riverlet.ReadOptions;
 import io.riverlet.RiverletException;
 import io.riverlet.TableDescriptor;
 import io.riverlet.TableInfo;
 import io.riverlet.flink.FlussOptions;
 import io.riverlet.flink.FlussTableFactory;
 import io.riverlet.flink.row.FlinkArrowTypes;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.api.DataTypes;
@@ -54,11 +57,36 @@ import org.apache.flink.table.factories.Factory;
  * API's Admin. Tables come back with the options the table factory needs to read and write
  * them (bootstrap servers, client options). {@code <table>$changelog} is a virtual read-only
  * table: {@code _change_type}, {@code _log_offset}, {@code _commit_timestamp}, then the columns.
+ * A lake-enabled table also has the bounded, read-only views {@code <table>$lake} and
+ * {@code <table>$lake$snapshots}, with the columns the core gives them.
  */
 public class FlussCatalog extends AbstractCatalog {
 
     /** Suffix of the changelog virtual table. */
     public static final String CHANGELOG_SUFFIX = "$changelog";
+
+    /** Suffix of the lake view of a lake-enabled table (the rows of its latest lake snapshot). */
+    public static final String LAKE_SUFFIX = "$lake";
+
+    /** Suffix of the lake snapshots view of a lake-enabled table (one row per lake commit). */
+    public static final String LAKE_SNAPSHOTS_SUFFIX = "$lake$snapshots";
+
+    /**
+     * Whether {@code name} is a lake view ({@code t$lake} or {@code t$lake$snapshots}): the core
+     * opens those names itself; Flink reads them as bounded, read-only tables.
+     */
+    public static boolean isLakeView(String name) {
+        return name.endsWith(LAKE_SUFFIX) || name.endsWith(LAKE_SNAPSHOTS_SUFFIX);
+    }
+
+    private static String baseName(String name) {
+        for (String suffix : new String[] {CHANGELOG_SUFFIX, LAKE_SNAPSHOTS_SUFFIX, LAKE_SUFFIX}) {
+            if (name.endsWith(suffix)) {
+                return name.substring(0, name.length() - suffix.length());
+            }
+        }
+        return name;
+    }
 
     private final String bootstrapServers;
     private final Map<String, String> clientOptions;
@@ -181,29 +209,32 @@ public class FlussCatalog extends AbstractCatalog {
     public CatalogBaseTable getTable(ObjectPath tablePath) throws TableNotExistException {
         String name = tablePath.getObjectName();
         boolean changelog = name.endsWith(CHANGELOG_SUFFIX);
-        String base = changelog ? name.substring(0, name.length() - CHANGELOG_SUFFIX.length()) : name;
-        ObjectPath basePath = new ObjectPath(tablePath.getDatabaseName(), base);
+        ObjectPath basePath = new ObjectPath(tablePath.getDatabaseName(), baseName(name));
         TableInfo info;
         try {
             info = admin().getTableInfo(path(basePath));
         } catch (NotFoundException e) {
             throw new TableNotExistException(getName(), tablePath, e);
         }
+        if (isLakeView(name)) {
+            return toLakeViewTable(tablePath, info);
+        }
         return changelog ? toChangelogTable(info) : toCatalogTable(info);
     }
 
     @Override
     public boolean tableExists(ObjectPath tablePath) throws CatalogException {
-        String name = tablePath.getObjectName();
-        if (name.endsWith(CHANGELOG_SUFFIX)) {
-            name = name.substring(0, name.length() - CHANGELOG_SUFFIX.length());
-        }
-        return admin().tableExists(tablePath.getDatabaseName() + "." + name);
+        return admin().tableExists(tablePath.getDatabaseName() + "." + baseName(tablePath.getObjectName()));
     }
 
     @Override
     public void dropTable(ObjectPath tablePath, boolean ignoreIfNotExists)
             throws TableNotExistException {
+        String name = tablePath.getObjectName();
+        if (!name.equals(baseName(name))) {
+            throw new ValidationException("'" + name + "' is a view of table '" + baseName(name)
+                    + "' and cannot be dropped");
+        }
         if (!tableExists(tablePath)) {
             if (ignoreIfNotExists) {
                 return;
@@ -332,6 +363,33 @@ public class FlussCatalog extends AbstractCatalog {
                 .comment(info.comment())
                 .partitionKeys(Collections.emptyList())
                 .options(options)
+                .build();
+    }
+
+    /**
+     * A lake view as a read-only table: its columns are those of the core's view (the Arrow
+     * schema of a zero-row read), so no view schema is spelled out here. A table that is not
+     * lake-enabled has no lake views.
+     */
+    private CatalogTable toLakeViewTable(ObjectPath tablePath, TableInfo info) throws TableNotExistException {
+        Schema arrow;
+        try (io.riverlet.Table view = connection.table(path(tablePath));
+                ArrowReader reader = view.scan(ReadOptions.builder().limit(0).build())) {
+            arrow = reader.getVectorSchemaRoot().getSchema();
+        } catch (NotFoundException e) {
+            throw new TableNotExistException(getName(), tablePath, e);
+        } catch (IOException e) {
+            throw new CatalogException("cannot read the schema of " + path(tablePath), e);
+        }
+        org.apache.flink.table.api.Schema.Builder sb = org.apache.flink.table.api.Schema.newBuilder();
+        for (Field f : arrow.getFields()) {
+            sb.column(f.getName(), FlinkArrowTypes.toFlink(f));
+        }
+        return CatalogTable.newBuilder()
+                .schema(sb.build())
+                .comment(info.comment())
+                .partitionKeys(Collections.emptyList())
+                .options(connectionOptions())
                 .build();
     }
 

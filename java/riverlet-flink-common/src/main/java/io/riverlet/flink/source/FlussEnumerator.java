@@ -52,6 +52,12 @@ public final class FlussEnumerator implements SplitEnumerator<FlussSplit, Enumer
     @Override
     public void start() {
         connection = spec.connection.connect();
+        if (spec.lakeView()) {
+            // One split reads the whole lake view.
+            addSplits(Collections.singletonList(new FlussSplit(null, null, 0, 0)));
+            assignPending();
+            return;
+        }
         try (Admin admin = connection.admin()) {
             bucketCount = admin.getTableInfo(spec.connection.tablePath()).bucketCount();
         }

@@ -299,7 +299,12 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
             return;
         }
         if (s.scan == null) {
-            ReadOptions.Builder b = readOptions(split).buckets(split.bucket());
+            // A plain table reads per bucket (for a lake-enabled log table, the core's union
+            // read of that bucket); a lake view in one split.
+            ReadOptions.Builder b = readOptions(split);
+            if (!spec.lakeView()) {
+                b.buckets(split.bucket());
+            }
             if (split.partitionName() != null) {
                 b.partitions(split.partitionName());
             }

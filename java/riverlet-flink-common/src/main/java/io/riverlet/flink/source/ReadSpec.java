@@ -72,6 +72,14 @@ public final class ReadSpec implements Serializable {
         this.discoveryIntervalMillis = discoveryIntervalMillis;
     }
 
+    /**
+     * Whether the table is a lake view ({@code t$lake}, {@code t$lake$snapshots}): one split
+     * reads the whole view (the core takes no bucket selection for it).
+     */
+    boolean lakeView() {
+        return io.riverlet.flink.catalog.FlussCatalog.isLakeView(connection.table());
+    }
+
     /** Number of change columns in front of the table's columns in {@link #tableRowType}. */
     int metaColumns() {
         return changelog ? 3 : 0;

@@ -101,7 +101,7 @@ final class RiverletScan implements Scan, Batch {
   /** The Fluss partitions to read (null: the table is not partitioned). */
   private List<String> partitions() {
     TableInfo info = table.info();
-    if (!info.isPartitioned()) {
+    if (!info.isPartitioned() || table.isLakeView()) {
       return null;
     }
     List<String> out = new ArrayList<>();
@@ -129,14 +129,16 @@ final class RiverletScan implements Scan, Batch {
   public InputPartition[] planInputPartitions() {
     List<String> parts = partitions();
     List<InputPartition> splits = new ArrayList<>();
+    // A plain table reads per bucket (for a lake-enabled log table, the core's union read of
+    // that bucket); a lake view in one split (the core takes no bucket selection for it).
     int buckets = table.info().bucketCount();
     if (parts == null) {
       parts = new ArrayList<>();
       parts.add(null);
     }
     for (String part : parts) {
-      if (countStar) {
-        // The core counts a whole partition (or table) at once.
+      if (countStar || table.isLakeView()) {
+        // The core counts a whole partition (or table) at once, and reads a lake view whole.
         splits.add(new BucketSplit(table.spec(), spec, part, -1));
         continue;
       }

@@ -100,7 +100,7 @@ public final class RiverletScanBuilder
   /** Top-level columns whose values the core compares as Spark does. */
   private Map<String, DataType> filterableColumns() {
     Map<String, DataType> out = new LinkedHashMap<>();
-    for (Field f : table.info().schema().getFields()) {
+    for (Field f : table.arrowSchema().getFields()) {
       switch (f.getType().getTypeID()) {
         case Bool:
         case Int:
@@ -207,7 +207,7 @@ public final class RiverletScanBuilder
     String filter = pushedText.isEmpty() ? null : joinAnd(pushedText);
     ReadSpec spec =
         new ReadSpec(
-            info.name(),
+            table.name(),
             columns,
             empty,
             filter,

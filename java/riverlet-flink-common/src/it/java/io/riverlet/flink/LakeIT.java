@@ -1,0 +1,210 @@
+package io.riverlet.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.riverlet.LocalServer;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lake part of the Ververica quickstart (fluss-quickstart-ververica.txt) in batch mode,
+ * against an embedded server tiering to Iceberg: {@code trades$lake} (buy and sell volume in
+ * the lake), {@code trades$lake$snapshots} (one row per commit) and the union read of
+ * {@code trades} (per-symbol totals over every trade). The trades are written in three rounds
+ * with a lake commit after the first two, so the lake holds rounds 1 and 2 and the union read
+ * all three; every expected total is computed from the rows written.
+ */
+// CloseableIterator.close() declares Exception; the iterators here are closed on purpose.
+@SuppressWarnings("try")
+class LakeIT extends FlinkTestBase {
+
+    private static final String[] SYMBOLS = {"AAPL", "MSFT", "NVDA", "AMZN", "GOOG", "TSLA"};
+    /** Trade ids of the rounds: 1..20 (committed), 21..33 (committed), 34..40 (log only). */
+    private static final int[] ROUND_ENDS = {20, 33, 40};
+    private static final int LAKE_END = ROUND_ENDS[1];
+    private static final int ALL_END = ROUND_ENDS[2];
+
+    @BeforeAll
+    static void startLakeServerAndWrite() throws Exception {
+        Assumptions.assumeTrue(EXTERNAL_BOOTSTRAP == null,
+                "lake commits need the embedded server (LocalServer.commitLake)");
+        // The base class started a plain server: this class needs one that tiers to Iceberg.
+        server.close();
+        server = LocalServer.start(dataDir.resolve("lake-data"), "127.0.0.1", 0, Map.of(),
+                Map.of("datalake.format", "iceberg",
+                        "datalake.iceberg.warehouse", dataDir.resolve("warehouse").toString()));
+        TableEnvironment env = batchEnv();
+        run(env, "CREATE DATABASE IF NOT EXISTS `fluss_catalog`.`finance`");
+        run(env, "CREATE TABLE `fluss_catalog`.`finance`.`trades` (\n"
+                + "    `trade_id`   BIGINT,\n    `account_id` INT NOT NULL,\n"
+                + "    `notional`   DECIMAL(15, 2),\n    `trade_date` DATE,\n"
+                + "    `side`       STRING,\n    `symbol`     STRING\n) WITH (\n"
+                + "    'bucket.num' = '3',\n    'table.datalake.enabled' = 'true',\n"
+                + "    'table.datalake.freshness' = '1h'\n)");
+        int first = 1;
+        for (int round = 0; round < ROUND_ENDS.length; round++) {
+            StringBuilder values = new StringBuilder();
+            for (int id = first; id <= ROUND_ENDS[round]; id++) {
+                values.append(id == first ? "" : ",\n").append("(CAST(").append(id)
+                        .append(" AS BIGINT), ").append(id % 22 + 1).append(", CAST(")
+                        .append(notional(id).toPlainString()).append(" AS DECIMAL(15, 2)), DATE '2026-01-0")
+                        .append(1 + id % 5).append("', '").append(side(id)).append("', '")
+                        .append(symbol(id)).append("')");
+            }
+            run(env, "INSERT INTO `fluss_catalog`.`finance`.`trades` VALUES\n" + values);
+            if (round < 2) {
+                server.commitLake();
+            }
+            first = ROUND_ENDS[round] + 1;
+        }
+    }
+
+    private static BigDecimal notional(int id) {
+        return BigDecimal.valueOf(id * 1237L % 100_000, 2);
+    }
+
+    private static String side(int id) {
+        return id % 3 == 0 ? "SELL" : "BUY";
+    }
+
+    private static String symbol(int id) {
+        return SYMBOLS[id % SYMBOLS.length];
+    }
+
+    /** {@code +I[key, count, sum]} rows of the trades 1..{@code last} grouped by {@code key}. */
+    private static List<String> totals(int last, java.util.function.IntFunction<String> key) {
+        Map<String, long[]> counts = new TreeMap<>();
+        Map<String, BigDecimal> sums = new TreeMap<>();
+        for (int id = 1; id <= last; id++) {
+            String k = key.apply(id);
+            counts.computeIfAbsent(k, x -> new long[1])[0]++;
+            sums.merge(k, notional(id), BigDecimal::add);
+        }
+        List<String> out = new ArrayList<>();
+        for (String k : counts.keySet()) {
+            out.add("+I[" + k + ", " + counts.get(k)[0] + ", " + sums.get(k).toPlainString() + "]");
+        }
+        return out;
+    }
+
+    @Test
+    void lakeOnlyReadOfTheTrades() {
+        List<String> rows = rows(batchEnv(),
+                "SELECT `side`, COUNT(*), SUM(`notional`)\n"
+                        + "FROM `fluss_catalog`.`finance`.`trades$lake`\nGROUP BY `side`");
+        assertRows(totals(LAKE_END, LakeIT::side), rows);
+        assertEquals(2, rows.size(), rows.toString());
+    }
+
+    @Test
+    void lakeRowsCarryTheirBucketAndOffset() {
+        List<String> rows = rows(batchEnv(),
+                "SELECT `trade_id`, `__bucket`, `__offset`, `__timestamp` IS NOT NULL\n"
+                        + "FROM `fluss_catalog`.`finance`.`trades$lake`");
+        assertEquals(LAKE_END, rows.size(), rows.toString());
+        List<String> ids = new ArrayList<>();
+        List<String> positions = new ArrayList<>();
+        for (String r : rows) {
+            String[] f = r.substring(3, r.length() - 1).split(", ");
+            ids.add(f[0]);
+            positions.add(f[1] + "@" + f[2]);
+            assertEquals("true", f[3], r);
+            int bucket = Integer.parseInt(f[1]);
+            assertTrue(bucket >= 0 && bucket < 3, r);
+        }
+        List<String> expectedIds = new ArrayList<>();
+        for (int id = 1; id <= LAKE_END; id++) {
+            expectedIds.add(String.valueOf(id));
+        }
+        assertRows(expectedIds, ids);
+        assertEquals(LAKE_END, positions.stream().distinct().count(), positions.toString());
+    }
+
+    @Test
+    void lakeViewIsBoundedInStreamingMode() {
+        // The streaming job ends on its own: the lake view is a bounded source.
+        List<String> rows = rows(streamEnv(),
+                "SELECT `trade_id` FROM `fluss_catalog`.`finance`.`trades$lake`");
+        List<String> expected = new ArrayList<>();
+        for (int id = 1; id <= LAKE_END; id++) {
+            expected.add("+I[" + id + "]");
+        }
+        assertRows(expected, rows);
+    }
+
+    @Test
+    void lakeSnapshotsOfTheTrades() {
+        List<Row> snaps = new ArrayList<>();
+        try (CloseableIterator<Row> it = batchEnv().executeSql(
+                "SELECT `committed_at`, `snapshot_id`, `parent_id`, `operation`\n"
+                        + "FROM `fluss_catalog`.`finance`.`trades$lake$snapshots`").collect()) {
+            it.forEachRemaining(snaps::add);
+        } catch (Exception e) {
+            throw new AssertionError("query failed" + causes(e), e);
+        }
+        // One row per commit: two commits, the second's parent the first.
+        assertEquals(2, snaps.size(), snaps.toString());
+        // The first commit has no parent.
+        snaps.sort((a, b) -> Boolean.compare(a.getField(2) != null, b.getField(2) != null));
+        Iterator<Row> i = snaps.iterator();
+        Row first = i.next();
+        Row second = i.next();
+        assertEquals(null, first.getField(2), snaps.toString());
+        assertNotEquals(null, first.getField(0), snaps.toString());
+        assertEquals(first.getField(1), second.getField(2), snaps.toString());
+        assertNotEquals(first.getField(1), second.getField(1), snaps.toString());
+        for (Row r : snaps) {
+            assertEquals("append", r.getField(3), snaps.toString());
+        }
+    }
+
+    @Test
+    void unionReadOfTheTrades() {
+        String union = "SELECT `symbol`, COUNT(*), SUM(`notional`)\n"
+                + "FROM `fluss_catalog`.`finance`.`trades`\nGROUP BY `symbol`";
+        assertRows(totals(ALL_END, LakeIT::symbol), rows(batchEnv(), union));
+        // The rows written after the last commit are in the union read, not in the lake.
+        List<String> lakeBySymbol = rows(batchEnv(),
+                "SELECT `symbol`, COUNT(*), SUM(`notional`)\n"
+                        + "FROM `fluss_catalog`.`finance`.`trades$lake`\nGROUP BY `symbol`");
+        assertRows(totals(LAKE_END, LakeIT::symbol), lakeBySymbol);
+        List<String> lateInLake = rows(batchEnv(),
+                "SELECT `trade_id` FROM `fluss_catalog`.`finance`.`trades$lake` WHERE `trade_id` > "
+                        + LAKE_END);
+        assertEquals(List.of(), lateInLake);
+        List<String> lateInUnion = rows(batchEnv(),
+                "SELECT `trade_id` FROM `fluss_catalog`.`finance`.`trades` WHERE `trade_id` > "
+                        + LAKE_END);
+        assertEquals(ALL_END - LAKE_END, lateInUnion.size(), lateInUnion.toString());
+        // COUNT(*) pushed down to the core counts the union too.
+        assertEquals(List.of("+I[" + ALL_END + "]"),
+                rows(batchEnv(), "SELECT COUNT(*) FROM `fluss_catalog`.`finance`.`trades`"));
+    }
+
+    @Test
+    void lakeViewsAreReadOnlyAndNeedALakeEnabledTable() {
+        TableEnvironment env = batchEnv();
+        Throwable write = assertThrows(Throwable.class, () -> env.executeSql(
+                "INSERT INTO `fluss_catalog`.`finance`.`trades$lake` SELECT * FROM"
+                        + " `fluss_catalog`.`finance`.`trades$lake`").await());
+        assertTrue(causes(write).contains("read-only"), causes(write));
+        run(env, "CREATE TABLE `fluss_catalog`.`finance`.`plain` (`id` BIGINT)");
+        Throwable read = assertThrows(Throwable.class, () -> rows(env,
+                "SELECT * FROM `fluss_catalog`.`finance`.`plain$lake`"));
+        assertTrue(causes(read).contains("plain$lake"), causes(read));
+    }
+}
