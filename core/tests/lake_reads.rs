@@ -211,6 +211,46 @@ async fn trades_lake_snapshots_and_union_read() {
             "__timestamp"
         ]
     );
+    // The view's schema in Fluss types: the table's columns, then INT, BIGINT and
+    // TIMESTAMP_LTZ(3); every batch is its Arrow form, the one a table's TIMESTAMP_LTZ takes.
+    let lake_table = conn.table(&TablePath::parse(&lake).unwrap()).await.unwrap();
+    let view_schema = lake_table.schema().unwrap();
+    let types: Vec<DataType> = view_schema
+        .columns
+        .iter()
+        .map(|c| c.data_type.clone())
+        .collect();
+    let own: Vec<DataType> = trades_schema()
+        .columns
+        .iter()
+        .map(|c| c.data_type.clone())
+        .collect();
+    assert_eq!(types[..5], own[..]);
+    assert_eq!(
+        types[5..],
+        [
+            DataType::int().not_null(),
+            DataType::bigint().not_null(),
+            DataType::timestamp_ltz(3).not_null()
+        ]
+    );
+    let ltz_table = Schema::builder()
+        .column("at", DataType::timestamp_ltz(3))
+        .build()
+        .unwrap()
+        .to_arrow();
+    assert_eq!(
+        schema.field_with_name("__timestamp").unwrap().data_type(),
+        ltz_table.field(0).data_type()
+    );
+    for b in &lake_rows {
+        assert_eq!(b.schema(), view_schema.to_arrow());
+        let at = col::<TimestampMillisecondArray>(b, "__timestamp");
+        assert!(
+            (0..b.num_rows()).all(|i| at.value(i) > 1_500_000_000_000),
+            "epoch millis"
+        );
+    }
     let mut positions: Vec<(i32, i64)> = lake_rows
         .iter()
         .flat_map(|b| {
@@ -255,6 +295,27 @@ async fn trades_lake_snapshots_and_union_read() {
     );
     let ops = col::<StringArray>(b, "operation");
     assert_eq!((ops.value(0), ops.value(1)), ("append", "append"));
+    let snaps_schema = conn
+        .table(&TablePath::parse(&snaps).unwrap())
+        .await
+        .unwrap()
+        .schema()
+        .unwrap();
+    let types: Vec<DataType> = snaps_schema
+        .columns
+        .iter()
+        .map(|c| c.data_type.clone())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            DataType::timestamp_ltz(3).not_null(),
+            DataType::bigint().not_null(),
+            DataType::bigint(),
+            DataType::string().not_null()
+        ]
+    );
+    assert_eq!(b.schema(), snaps_schema.to_arrow());
     let at = col::<TimestampMillisecondArray>(b, "committed_at");
     assert!(at.value(0) <= at.value(1) && at.value(0) > 0);
     assert!(col::<Int64Array>(b, "parent_id").is_null(0));
@@ -343,6 +404,10 @@ async fn lake_views_refuse_what_they_cannot_do() {
         assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
         assert!(e.message().contains(&plain.to_string()), "{e}");
         assert!(e.message().contains("not lake-enabled"), "{e}");
+        // nor a schema
+        let e = t.schema().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
+        assert!(e.message().contains(&name), "{e}");
     }
 
     let path = env.path("trades");
@@ -376,6 +441,19 @@ async fn lake_views_refuse_what_they_cannot_do() {
         .output_schema()
         .unwrap();
     assert_eq!(s.fields().len(), 8);
+    assert_eq!(s, lake.schema().unwrap().to_arrow());
+    let snaps = conn
+        .table(&TablePath::parse(&format!("{path}$lake$snapshots")).unwrap())
+        .await
+        .unwrap();
+    let s = ReadRequest::default()
+        .to_scan(&snaps)
+        .output_schema()
+        .unwrap();
+    assert_eq!(s, snaps.schema().unwrap().to_arrow());
+    // the table itself keeps its own schema
+    let base = conn.table(&path).await.unwrap();
+    assert_eq!(base.schema().unwrap(), *base.info().schema());
     // a name that is not a lake view is still refused
     assert!(TablePath::parse(&format!("{path}$other")).is_err());
 }

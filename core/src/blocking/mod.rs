@@ -24,7 +24,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use crate::client::{self, ClientConfig, OffsetSpec, PartitionInfo};
-use crate::metadata::{PartitionSpec, TableDescriptor, TableInfo, TablePath};
+use crate::metadata::{PartitionSpec, Schema, TableDescriptor, TableInfo, TablePath};
 use crate::row::Datum;
 use crate::scan::Expr;
 use crate::write::{self, Assignments, WriteFuture};
@@ -218,15 +218,18 @@ impl Table {
     pub fn path(&self) -> &TablePath {
         self.inner.path()
     }
-    /// The table's Arrow schema; for a lake view (`db.t$lake`, `db.t$lake$snapshots`) the
-    /// view's (the table's when the view cannot be read, which its reads then report).
+    /// The schema of what this handle reads, in Fluss types: the table's, or for a lake view
+    /// (`db.t$lake`, `db.t$lake$snapshots`) the view's (`NotFound` for a table that is not
+    /// lake-enabled).
+    pub fn schema(&self) -> Result<Schema> {
+        self.inner.schema()
+    }
+    /// The Arrow schema of the handle's reads ([`Table::schema`] in Fluss's Arrow types); for a
+    /// lake view of a table that is not lake-enabled, the table's (its reads report the error).
     pub fn arrow_schema(&self) -> SchemaRef {
-        let table = || self.inner.info.descriptor.schema.to_arrow();
-        match self.inner.view {
-            client::TableView::Table => table(),
-            _ => self
-                .read_schema(&ReadRequest::default())
-                .unwrap_or_else(|_| table()),
+        match self.inner.schema() {
+            Ok(s) => s.to_arrow(),
+            Err(_) => self.inner.info.descriptor.schema.to_arrow(),
         }
     }
     /// An append writer (log tables).

@@ -49,7 +49,7 @@ pub use admin::{
 };
 pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
-pub use table::{Table, TableView};
+pub use table::{Table, TableView, LAKE_SYSTEM_COLUMNS};
 pub use writer_config::{NoKeyAssigner, WriterConfig};
 
 pub(crate) use connection::{is_stale_metadata, name_table};

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use super::Connection;
-use crate::metadata::table::split_system_suffix;
-use crate::metadata::{TableInfo, TablePath};
+use crate::metadata::table::{keys, split_system_suffix};
+use crate::metadata::{DataType, Schema, TableInfo, TablePath};
+use crate::{Error, ErrorKind, Result};
 
 /// What a [`Table`] handle reads, from the name it was opened by: `db.t` the table itself
 /// (for a lake-enabled log table with a lake snapshot, the union of the lake and the log after
@@ -44,6 +45,66 @@ impl TableView {
             TableView::LakeSnapshots => "$lake$snapshots",
         }
     }
+
+    /// The schema of this view of table `info`, in Fluss types (Fluss's system tables): the
+    /// table's own for `Table`; for `Lake` the table's columns then `__bucket` INT, `__offset`
+    /// BIGINT, `__timestamp` TIMESTAMP_LTZ(3); for `LakeSnapshots` `committed_at`
+    /// TIMESTAMP_LTZ(3), `snapshot_id` BIGINT, `parent_id` BIGINT (null for the first),
+    /// `operation` STRING. Reads of a view return [`Schema::to_arrow`] of it, like reads of a
+    /// table. A lake view of a table that is not lake-enabled does not exist (`NotFound`, as
+    /// with Fluss).
+    pub fn schema(self, info: &TableInfo) -> Result<Schema> {
+        if self == TableView::Table {
+            return Ok(info.schema().clone());
+        }
+        let enabled = info
+            .descriptor
+            .property(keys::DATALAKE_ENABLED)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        if !enabled {
+            return Err(not_lake_enabled(info, self));
+        }
+        let b = match self {
+            TableView::LakeSnapshots => Schema::builder()
+                .column("committed_at", DataType::timestamp_ltz(3).not_null())
+                .column("snapshot_id", DataType::bigint().not_null())
+                .column("parent_id", DataType::bigint())
+                .column("operation", DataType::string().not_null()),
+            _ => {
+                let mut b = Schema::builder();
+                for c in &info.schema().columns {
+                    b = b.column(c.name.clone(), c.data_type.clone());
+                }
+                let system = [
+                    DataType::int(),
+                    DataType::bigint(),
+                    DataType::timestamp_ltz(3),
+                ];
+                for (name, t) in LAKE_SYSTEM_COLUMNS.iter().zip(system) {
+                    b = b.column(*name, t.not_null());
+                }
+                b
+            }
+        };
+        b.build()
+    }
+}
+
+/// The system columns Fluss's lake layout appends to a table's columns in `db.t$lake`, in
+/// order: the bucket, the log offset and the commit time of each row.
+pub const LAKE_SYSTEM_COLUMNS: [&str; 3] = ["__bucket", "__offset", "__timestamp"];
+
+/// The error for a lake view of a table that is not lake-enabled.
+fn not_lake_enabled(info: &TableInfo, view: TableView) -> Error {
+    let name = &info.table_path;
+    Error::new(
+        ErrorKind::NotFound,
+        format!(
+            "{name}{} does not exist: table '{name}' is not lake-enabled \
+             (table.datalake.enabled is not true)",
+            view.suffix()
+        ),
+    )
 }
 
 /// One table of the cluster, with the info it had when it was opened.
@@ -90,6 +151,12 @@ impl Table {
     /// The connection the table was opened on.
     pub fn connection(&self) -> &Connection {
         &self.conn
+    }
+
+    /// The schema of what this handle reads, in Fluss types: the table's, or for a lake view
+    /// the view's ([`TableView::schema`]; `NotFound` for a table that is not lake-enabled).
+    pub fn schema(&self) -> Result<Schema> {
+        self.view.schema(&self.info)
     }
 
     /// Whether the table has a primary key.

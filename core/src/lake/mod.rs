@@ -15,20 +15,20 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_schema::SchemaRef;
 use futures::stream::BoxStream;
 use futures::StreamExt as _;
 use iceberg::{Catalog, CatalogBuilder, TableIdent};
 use iceberg_catalog_sql::{SqlBindStyle, SqlCatalog, SqlCatalogBuilder};
 
-use crate::client::Table;
+use crate::client::{Table, TableView};
 use crate::metadata::table::keys;
-use crate::metadata::{schema::to_arrow_field, DataType, TableInfo};
+use crate::metadata::TableInfo;
 use crate::{Error, ErrorKind, Result};
 
 /// The system columns Fluss's lake layout appends to a table's columns, in order: the bucket,
 /// the log offset and the commit time of each row.
-pub const SYSTEM_COLUMNS: [&str; 3] = ["__bucket", "__offset", "__timestamp"];
+pub const SYSTEM_COLUMNS: [&str; 3] = crate::client::LAKE_SYSTEM_COLUMNS;
 
 /// The prefix of the catalog properties in a lake-enabled table's info (Fluss's
 /// `table.datalake.<format>.*`, format iceberg).
@@ -146,30 +146,16 @@ async fn load_table(table: &Table, view: &str) -> Result<iceberg::table::Table> 
     })
 }
 
-/// The Arrow schema of `db.t$lake`: the table's columns (Fluss's Arrow types) then the
-/// system columns `__bucket` INT, `__offset` BIGINT, `__timestamp` TIMESTAMP_LTZ(6).
-pub fn lake_schema(info: &TableInfo) -> SchemaRef {
-    let table = info.schema().to_arrow();
-    let mut fields: Vec<Field> = table.fields().iter().map(|f| f.as_ref().clone()).collect();
-    for (name, t) in SYSTEM_COLUMNS.iter().zip([
-        DataType::int(),
-        DataType::bigint(),
-        DataType::timestamp_ltz(6),
-    ]) {
-        fields.push(to_arrow_field(name, &t.not_null()));
-    }
-    Arc::new(Schema::new(fields))
+/// The Arrow schema of a read of `db.t$lake` (of the view's Fluss schema, see
+/// [`TableView::schema`]).
+pub fn lake_schema(info: &TableInfo) -> Result<SchemaRef> {
+    Ok(TableView::Lake.schema(info)?.to_arrow())
 }
 
-/// The Arrow schema of `db.t$lake$snapshots`: `committed_at` TIMESTAMP_LTZ(3), `snapshot_id`
-/// BIGINT, `parent_id` BIGINT (null for the first), `operation` STRING (`append`, ...).
-pub fn snapshots_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        to_arrow_field("committed_at", &DataType::timestamp_ltz(3).not_null()),
-        to_arrow_field("snapshot_id", &DataType::bigint().not_null()),
-        to_arrow_field("parent_id", &DataType::bigint()),
-        to_arrow_field("operation", &DataType::string().not_null()),
-    ]))
+/// The Arrow schema of a read of `db.t$lake$snapshots` (of the view's Fluss schema, see
+/// [`TableView::schema`]).
+pub fn snapshots_schema(info: &TableInfo) -> Result<SchemaRef> {
+    Ok(TableView::LakeSnapshots.schema(info)?.to_arrow())
 }
 
 /// `batch`'s columns as `target`'s, matched by name and cast to its types (Iceberg widens
@@ -275,7 +261,7 @@ pub async fn snapshots(table: &Table, view: &str) -> Result<RecordBatch> {
         .map(|s| Some(s.summary().operation.as_str().to_string()))
         .collect();
     RecordBatch::try_new(
-        snapshots_schema(),
+        snapshots_schema(&table.info)?,
         vec![
             Arc::new(committed),
             Arc::new(ids),

@@ -19,10 +19,10 @@ use crate::{Error, Result};
 pub(super) fn full_schema(b: &ScanBuilder) -> Result<SchemaRef> {
     #[cfg(feature = "lake")]
     {
-        Ok(match b.table.view {
-            TableView::LakeSnapshots => crate::lake::snapshots_schema(),
+        match b.table.view {
+            TableView::LakeSnapshots => crate::lake::snapshots_schema(&b.table.info),
             _ => crate::lake::lake_schema(&b.table.info),
-        })
+        }
     }
     #[cfg(not(feature = "lake"))]
     {

@@ -36,13 +36,15 @@ fn path(env: &mut JNIEnv<'_>, name: &JString<'_>) -> JniResult<TablePath> {
     Ok(TablePath::parse(&name)?)
 }
 
-/// A new `io.riverlet.TableInfo` (without its schema, which is written to `schema_address`).
+/// A new `io.riverlet.TableInfo` (without its schema, which is written to `schema_address`):
+/// `info`'s, with `schema` (the schema of what a table handle reads) as its columns.
 pub fn table_info_object<'l>(
     env: &mut JNIEnv<'l>,
     info: &TableInfo,
+    schema: &riverlet::metadata::Schema,
     schema_address: jlong,
 ) -> JniResult<JObject<'l>> {
-    export_schema(&info.schema().to_arrow_described(), schema_address)?;
+    export_schema(&schema.to_arrow_described(), schema_address)?;
     let c = cache()?;
     let d = &info.descriptor;
     let database = env.new_string(&info.table_path.database)?;
@@ -286,7 +288,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_tableInfo<'l>(
     entry(&mut env, std::ptr::null_mut(), |env| {
         let path = path(env, &name)?;
         let info = admin(h)?.table_info(&path)?;
-        Ok(table_info_object(env, &info, schema_address)?.into_raw())
+        Ok(table_info_object(env, &info, info.schema(), schema_address)?.into_raw())
     })
 }
 

@@ -88,7 +88,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_tableFree<'l>(
     })
 }
 
-/// The table's info as of opening; its schema goes to `schema_address`.
+/// The table's info as of opening; the schema of what it reads (a lake view's for a lake view)
+/// goes to `schema_address`.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_tableInfoOf<'l>(
     mut env: JNIEnv<'l>,
@@ -98,7 +99,8 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_tableInfoOf<'l>(
 ) -> jobject {
     entry(&mut env, std::ptr::null_mut(), |env| {
         let t = table_handle(h)?;
-        Ok(table_info_object(env, t.table.info(), schema_address)?.into_raw())
+        let schema = t.table.schema()?;
+        Ok(table_info_object(env, t.table.info(), &schema, schema_address)?.into_raw())
     })
 }
 

@@ -59,7 +59,9 @@ public final class Connection implements AutoCloseable {
    * only the rows of its latest lake snapshot, then the columns {@code __bucket}, {@code
    * __offset}, {@code __timestamp}) and {@code database.table$lake$snapshots} (one row per lake
    * commit: {@code committed_at}, {@code snapshot_id}, {@code parent_id}, {@code operation});
-   * those are read-only. A plain read of a lake-enabled log table is the union of its lake
+   * those are read-only, and their {@link Table#schema()} is the view's ({@code __timestamp} and
+   * {@code committed_at} are TIMESTAMP_LTZ(3)); opening one of a table that is not lake-enabled
+   * fails with {@link NotFoundException}. A plain read of a lake-enabled log table is the union of its lake
    * snapshot and the log after it; a time-range read never reads the lake.
    *
    * @param dbDotTable {@code database.table}

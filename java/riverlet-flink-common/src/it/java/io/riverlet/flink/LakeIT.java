@@ -14,6 +14,11 @@ import java.util.TreeMap;
 
 import io.riverlet.LocalServer;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Assumptions;
@@ -144,6 +149,36 @@ class LakeIT extends FlinkTestBase {
             expected.add("+I[" + id + "]");
         }
         assertRows(expected, rows);
+    }
+
+    @Test
+    void lakeTimestampsAreTimestampLtz() {
+        // Fluss's TIMESTAMP_LTZ(3) columns are TIMESTAMP_LTZ(3) in Flink, as on a table.
+        TableEnvironment env = batchEnv();
+        ResolvedSchema lake = env.from("`fluss_catalog`.`finance`.`trades$lake`").getResolvedSchema();
+        assertEquals(new LocalZonedTimestampType(3), type(lake, "__timestamp"));
+        assertEquals(new IntType(), type(lake, "__bucket"));
+        assertEquals(new BigIntType(), type(lake, "__offset"));
+        ResolvedSchema snaps =
+                env.from("`fluss_catalog`.`finance`.`trades$lake$snapshots`").getResolvedSchema();
+        assertEquals(new LocalZonedTimestampType(3), type(snaps, "committed_at"));
+        // So they go into TIMESTAMP_LTZ(3) sinks as they are (the quickstart's print sink).
+        run(env, "CREATE TEMPORARY TABLE `lake_times` (`trade_id` BIGINT, `ts` TIMESTAMP_LTZ(3))"
+                + " WITH ('connector' = 'blackhole')");
+        run(env, "INSERT INTO `lake_times` SELECT `trade_id`, `__timestamp`"
+                + " FROM `fluss_catalog`.`finance`.`trades$lake`");
+        run(env, "CREATE TEMPORARY TABLE `lake_commits` (`committed_at` TIMESTAMP_LTZ(3))"
+                + " WITH ('connector' = 'print')");
+        run(env, "INSERT INTO `lake_commits` SELECT `committed_at`"
+                + " FROM `fluss_catalog`.`finance`.`trades$lake$snapshots`");
+        assertEquals(List.of("+I[" + LAKE_END + "]"), rows(env,
+                "SELECT COUNT(*) FROM `fluss_catalog`.`finance`.`trades$lake`"
+                        + " WHERE `__timestamp` > TO_TIMESTAMP_LTZ(1577836800000, 3)"));
+    }
+
+    /** The type of {@code column} (nullability aside). */
+    private static LogicalType type(ResolvedSchema schema, String column) {
+        return schema.getColumn(column).orElseThrow().getDataType().getLogicalType().copy(true);
     }
 
     @Test

@@ -34,20 +34,19 @@ public final class RiverletTable implements SupportsRead, SupportsWrite {
   private final StructType schema;
 
   RiverletTable(ConnectionSpec spec, TableInfo info) {
-    this(spec, info, info.name(), info.schema(), false);
+    this(spec, info, info.name(), false);
   }
 
   /**
    * A table or, with {@code lakeView}, a lake view of {@code info}'s table ({@code name} is
-   * then {@code db.t$lake} or {@code db.t$lake$snapshots} and {@code arrowSchema} the view's,
-   * as the core reads it): read-only, one split.
+   * then {@code db.t$lake} or {@code db.t$lake$snapshots} and {@code info} the view's as the
+   * core opened it, with the view's schema): read-only, one split.
    */
-  RiverletTable(
-      ConnectionSpec spec, TableInfo info, String name, Schema arrowSchema, boolean lakeView) {
+  RiverletTable(ConnectionSpec spec, TableInfo info, String name, boolean lakeView) {
     this.spec = spec;
     this.info = info;
     this.name = name;
-    this.arrowSchema = arrowSchema;
+    this.arrowSchema = info.schema();
     this.lakeView = lakeView;
     this.schema = TypeMapping.toSpark(arrowSchema);
   }

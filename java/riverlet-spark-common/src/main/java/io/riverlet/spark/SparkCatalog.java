@@ -4,13 +4,9 @@ import io.riverlet.Admin;
 import io.riverlet.DatabaseAlreadyExistsException;
 import io.riverlet.DatabaseNotFoundException;
 import io.riverlet.NotFoundException;
-import io.riverlet.ReadOptions;
 import io.riverlet.TableAlreadyExistsException;
 import io.riverlet.TableDescriptor;
-import io.riverlet.TableInfo;
 import io.riverlet.TableNotFoundException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,8 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -175,7 +169,7 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
     String path = path(ident);
     String base = baseName(ident.name());
     if (!base.equals(ident.name())) {
-      return loadLakeView(ident, path, database(ident.namespace()) + "." + base);
+      return loadLakeView(ident, path);
     }
     try (Admin a = admin()) {
       return new RiverletTable(spec, a.getTableInfo(path));
@@ -201,27 +195,16 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   /**
-   * A lake view: its columns are those of the core's view (the Arrow schema of a zero-row
-   * read). A table that is not lake-enabled has no lake views.
+   * A lake view: the core opens it, and its info's schema is the view's (Fluss's system-table
+   * columns, TIMESTAMP_LTZ as on any table). A table that is not lake-enabled has no lake views.
    */
-  private Table loadLakeView(Identifier ident, String path, String basePath)
-      throws NoSuchTableException {
-    TableInfo info;
-    try (Admin a = admin()) {
-      info = a.getTableInfo(basePath);
-    } catch (TableNotFoundException | DatabaseNotFoundException e) {
-      throw new NoSuchTableException(ident);
-    }
-    try (io.riverlet.Table view = spec.connection().table(path);
-        ArrowReader reader = view.scan(ReadOptions.builder().limit(0).build())) {
-      Schema schema = reader.getVectorSchemaRoot().getSchema();
-      return new RiverletTable(spec, info, path, schema, true);
+  private Table loadLakeView(Identifier ident, String path) throws NoSuchTableException {
+    try (io.riverlet.Table view = spec.connection().table(path)) {
+      return new RiverletTable(spec, view.info(), path, true);
     } catch (NotFoundException e) {
       NoSuchTableException missing = new NoSuchTableException(ident);
       missing.initCause(e);
       throw missing;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the schema of " + path, e);
     }
   }
 

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntFunction;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -101,6 +103,20 @@ class SparkLakeTest extends SparkTestBase {
     assertEquals(List.of("[" + LAKE_END + "," + LAKE_END + "]"),
         rows("SELECT COUNT(*), COUNT(DISTINCT __bucket, __offset) FROM `trades$lake` "
             + "WHERE __timestamp IS NOT NULL AND __bucket BETWEEN 0 AND 2"));
+  }
+
+  @Test
+  void lakeTimestampsAreInstants() {
+    // Fluss's TIMESTAMP_LTZ(3) columns come out as Spark's TIMESTAMP (an instant), not
+    // TIMESTAMP_NTZ, as TIMESTAMP_LTZ columns of a table do.
+    StructType lake = sql("SELECT * FROM `trades$lake`").schema();
+    assertEquals(DataTypes.IntegerType, lake.apply("__bucket").dataType());
+    assertEquals(DataTypes.LongType, lake.apply("__offset").dataType());
+    assertEquals(DataTypes.TimestampType, lake.apply("__timestamp").dataType());
+    StructType snaps = sql("SELECT * FROM `trades$lake$snapshots`").schema();
+    assertEquals(DataTypes.TimestampType, snaps.apply("committed_at").dataType());
+    assertEquals(List.of("[" + LAKE_END + "]"), rows("SELECT COUNT(*) FROM `trades$lake` "
+        + "WHERE __timestamp > TIMESTAMP '2020-01-01 00:00:00 UTC'"));
   }
 
   @Test

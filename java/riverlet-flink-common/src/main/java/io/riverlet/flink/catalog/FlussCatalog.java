@@ -1,6 +1,5 @@
 package io.riverlet.flink.catalog;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -13,14 +12,12 @@ import io.riverlet.Admin;
 import io.riverlet.Connection;
 import io.riverlet.NotFoundException;
 import io.riverlet.PartitionInfo;
-import io.riverlet.ReadOptions;
 import io.riverlet.RiverletException;
 import io.riverlet.TableDescriptor;
 import io.riverlet.TableInfo;
 import io.riverlet.flink.FlussOptions;
 import io.riverlet.flink.FlussTableFactory;
 import io.riverlet.flink.row.FlinkArrowTypes;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.api.DataTypes;
@@ -208,6 +205,9 @@ public class FlussCatalog extends AbstractCatalog {
     @Override
     public CatalogBaseTable getTable(ObjectPath tablePath) throws TableNotExistException {
         String name = tablePath.getObjectName();
+        if (isLakeView(name)) {
+            return toLakeViewTable(tablePath);
+        }
         boolean changelog = name.endsWith(CHANGELOG_SUFFIX);
         ObjectPath basePath = new ObjectPath(tablePath.getDatabaseName(), baseName(name));
         TableInfo info;
@@ -215,9 +215,6 @@ public class FlussCatalog extends AbstractCatalog {
             info = admin().getTableInfo(path(basePath));
         } catch (NotFoundException e) {
             throw new TableNotExistException(getName(), tablePath, e);
-        }
-        if (isLakeView(name)) {
-            return toLakeViewTable(tablePath, info);
         }
         return changelog ? toChangelogTable(info) : toCatalogTable(info);
     }
@@ -324,10 +321,7 @@ public class FlussCatalog extends AbstractCatalog {
     }
 
     private CatalogTable toCatalogTable(TableInfo info) {
-        org.apache.flink.table.api.Schema.Builder sb = org.apache.flink.table.api.Schema.newBuilder();
-        for (Field f : info.schema().getFields()) {
-            sb.column(f.getName(), FlinkArrowTypes.toFlink(f));
-        }
+        org.apache.flink.table.api.Schema.Builder sb = columns(info);
         if (info.hasPrimaryKey()) {
             sb.primaryKeyNamed("PK_" + String.join("_", info.primaryKey()), info.primaryKey());
         }
@@ -367,30 +361,32 @@ public class FlussCatalog extends AbstractCatalog {
     }
 
     /**
-     * A lake view as a read-only table: its columns are those of the core's view (the Arrow
-     * schema of a zero-row read), so no view schema is spelled out here. A table that is not
-     * lake-enabled has no lake views.
+     * A lake view as a read-only table: the core opens it, and its info's schema is the view's
+     * (Fluss's system-table columns, TIMESTAMP_LTZ as on any table), whose columns map as a
+     * table's do. A table that is not lake-enabled has no lake views.
      */
-    private CatalogTable toLakeViewTable(ObjectPath tablePath, TableInfo info) throws TableNotExistException {
-        Schema arrow;
-        try (io.riverlet.Table view = connection.table(path(tablePath));
-                ArrowReader reader = view.scan(ReadOptions.builder().limit(0).build())) {
-            arrow = reader.getVectorSchemaRoot().getSchema();
+    private CatalogTable toLakeViewTable(ObjectPath tablePath) throws TableNotExistException {
+        TableInfo info;
+        try (io.riverlet.Table view = connection.table(path(tablePath))) {
+            info = view.info();
         } catch (NotFoundException e) {
             throw new TableNotExistException(getName(), tablePath, e);
-        } catch (IOException e) {
-            throw new CatalogException("cannot read the schema of " + path(tablePath), e);
-        }
-        org.apache.flink.table.api.Schema.Builder sb = org.apache.flink.table.api.Schema.newBuilder();
-        for (Field f : arrow.getFields()) {
-            sb.column(f.getName(), FlinkArrowTypes.toFlink(f));
         }
         return CatalogTable.newBuilder()
-                .schema(sb.build())
+                .schema(columns(info).build())
                 .comment(info.comment())
                 .partitionKeys(Collections.emptyList())
                 .options(connectionOptions())
                 .build();
+    }
+
+    /** The columns of {@code info}'s schema as Flink columns. */
+    private static org.apache.flink.table.api.Schema.Builder columns(TableInfo info) {
+        org.apache.flink.table.api.Schema.Builder sb = org.apache.flink.table.api.Schema.newBuilder();
+        for (Field f : info.schema().getFields()) {
+            sb.column(f.getName(), FlinkArrowTypes.toFlink(f));
+        }
+        return sb;
     }
 
     @Override
