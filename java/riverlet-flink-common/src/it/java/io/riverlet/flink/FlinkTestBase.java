@@ -15,8 +15,12 @@ import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -291,6 +295,41 @@ public abstract class FlinkTestBase {
                 recreate.run();
             }
         }
+    }
+
+    /**
+     * Calls {@code body} while a background thread runs {@code insertOf(i)} for i in
+     * [{@code from}, {@code to}), one INSERT job after another (batch mode), then stops that
+     * thread between two jobs and waits for the job in progress. It is never interrupted inside
+     * a job: an interrupted await leaves the job running, holding task slots into the next test.
+     * A failed INSERT fails the test.
+     */
+    protected static <T> T whileInserting(int from, int to, IntFunction<String> insertOf, Callable<T> body)
+            throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = from; i < to && !stop.get(); i++) {
+                    run(batchEnv(), insertOf.apply(i));
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }, "it-background-inserts");
+        writer.setDaemon(true);
+        writer.start();
+        T result;
+        try {
+            result = body.call();
+        } finally {
+            stop.set(true);
+            writer.join(WAIT.toMillis());
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a background INSERT failed", failure.get());
+        }
+        return result;
     }
 
     /** Every row of a bounded query, sorted. */

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
@@ -154,33 +152,9 @@ class QuickstartIT extends FlinkTestBase {
                 + " `account_id` INT NOT NULL, `notional` DECIMAL(15, 2), `trade_date` DATE,"
                 + " `side` STRING, `symbol` STRING) WITH ('bucket.num' = '3')");
         try (CloseableIterator<Row> it = env.executeSql(enrichQuery("trades_live", "latest", "true")).collect()) {
-            // One single-row INSERT job after another until two enriched rows arrived; then the
-            // writer finishes the job it is in (not interrupted: a job left running would hold
-            // task slots into the next test).
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicReference<Throwable> writeFailure = new AtomicReference<>();
-            Thread writer = new Thread(() -> {
-                try {
-                    for (int i = 1000; i < 1100 && !stop.get(); i++) {
-                        run(batchEnv(), "INSERT INTO `fluss_catalog`.`finance`.`trades_live` VALUES (CAST(" + i
-                                + " AS BIGINT), " + (i % 22 + 1) + ", 1.00, DATE '2026-01-02', 'BUY', 'MSFT')");
-                    }
-                } catch (Throwable t) {
-                    writeFailure.set(t);
-                }
-            }, "quickstart-trades-writer");
-            writer.setDaemon(true);
-            writer.start();
-            List<String> got;
-            try {
-                got = ReadsIT.take(it, 2);
-            } finally {
-                stop.set(true);
-                writer.join(WAIT.toMillis());
-            }
-            if (writeFailure.get() != null) {
-                throw new AssertionError("writing trades_live failed", writeFailure.get());
-            }
+            List<String> got = whileInserting(1000, 1100, i -> "INSERT INTO `fluss_catalog`.`finance`.`trades_live`"
+                    + " VALUES (CAST(" + i + " AS BIGINT), " + (i % 22 + 1) + ", 1.00, DATE '2026-01-02', 'BUY', 'MSFT')",
+                    () -> ReadsIT.take(it, 2));
             for (String row : got) {
                 assertTrue(row.endsWith(", 1.00, BUY, MSFT]"), got.toString());
                 int acc = Integer.parseInt(row.split(", ")[1]);

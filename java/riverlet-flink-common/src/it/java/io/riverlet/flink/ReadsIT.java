@@ -152,15 +152,8 @@ class ReadsIT extends FlinkTestBase {
         // latest: only rows written after the read started.
         try (CloseableIterator<Row> it = stream.executeSql(
                 "SELECT * FROM my_db.events /*+ OPTIONS('scan.startup.mode' = 'latest') */").collect()) {
-            Thread writer = new Thread(() -> {
-                for (int i = 100; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
-                    run(batchEnv(), "INSERT INTO my_db.events VALUES (" + i + ", 'latest')");
-                }
-            });
-            writer.setDaemon(true);
-            writer.start();
-            List<String> got = take(it, 3);
-            writer.interrupt();
+            List<String> got = whileInserting(100, 200,
+                    i -> "INSERT INTO my_db.events VALUES (" + i + ", 'latest')", () -> take(it, 3));
             for (String row : got) {
                 assertTrue(row.endsWith(", latest]"), got.toString());
             }
