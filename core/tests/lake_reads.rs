@@ -146,11 +146,7 @@ fn expected_totals(
 async fn trades_lake_snapshots_and_union_read() {
     let warehouse = tempfile::tempdir().unwrap();
     let wh = warehouse.path().join("wh");
-    let wh_str = wh.to_str().unwrap().to_string();
-    let Some(env) = TestEnv::embedded_only("needs an embedded server with a lake", |c| {
-        c.set("datalake.format", "iceberg").unwrap();
-        c.set("datalake.iceberg.warehouse", &wh_str).unwrap();
-    }) else {
+    let Some(env) = TestEnv::embedded_lake(&wh) else {
         return;
     };
     let conn = env.connect().await;
@@ -386,11 +382,7 @@ async fn trades_lake_snapshots_and_union_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lake_views_refuse_what_they_cannot_do() {
     let warehouse = tempfile::tempdir().unwrap();
-    let wh = warehouse.path().to_str().unwrap().to_string();
-    let Some(env) = TestEnv::embedded_only("needs an embedded server with a lake", |c| {
-        c.set("datalake.format", "iceberg").unwrap();
-        c.set("datalake.iceberg.warehouse", &wh).unwrap();
-    }) else {
+    let Some(env) = TestEnv::embedded_lake(warehouse.path()) else {
         return;
     };
     let conn = env.connect().await;

@@ -12,11 +12,7 @@ use riverlet::ErrorKind;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lake_snapshot_records_each_buckets_log_offset() {
     let warehouse = tempfile::tempdir().unwrap();
-    let wh = warehouse.path().to_str().unwrap().to_string();
-    let Some(env) = TestEnv::embedded_only("needs an embedded server with a lake", |c| {
-        c.set("datalake.format", "iceberg").unwrap();
-        c.set("datalake.iceberg.warehouse", &wh).unwrap();
-    }) else {
+    let Some(env) = TestEnv::embedded_lake(warehouse.path()) else {
         return;
     };
     let conn = env.connect().await;

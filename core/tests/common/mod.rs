@@ -154,6 +154,20 @@ impl TestEnv {
         Some(TestEnv::embedded(f, None))
     }
 
+    /// An embedded server tiering lake-enabled tables to an Iceberg warehouse (SQL catalog) in
+    /// the directory `warehouse`; None (reported as not applicable) against an external server,
+    /// whose lake commits a test cannot trigger.
+    pub fn embedded_lake(warehouse: &std::path::Path) -> Option<TestEnv> {
+        let warehouse = warehouse
+            .to_str()
+            .expect("a UTF-8 warehouse path")
+            .to_string();
+        Self::embedded_only("needs an embedded server with a lake", |c| {
+            c.set("datalake.format", "iceberg").unwrap();
+            c.set("datalake.iceberg.warehouse", &warehouse).unwrap();
+        })
+    }
+
     /// A server that requires SASL/PLAIN, and its credentials: an embedded one with the user
     /// `alice`/`secret`, or the external one of `RIVERLET_TEST_SASL_BOOTSTRAP` (+ `_USERNAME`,
     /// `_PASSWORD`). None (reported as not applicable) when an external server is set without
