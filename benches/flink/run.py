@@ -105,6 +105,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="JVMs per connector and server, alternating")
     ap.add_argument("--warmup-rows", type=int, metavar="K",
                     help="rows of each JVM's warm-up run (and K/10 probe rows); default N (and M)")
+    ap.add_argument("--xmx", default="2g", help="heap of each bench JVM (-Xmx), the same for both")
     ap.add_argument("--servers", default="riverlet", help="riverlet and/or fluss, comma-separated")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--online", action="store_true", help="let Maven download (default: -o)")
@@ -126,7 +127,7 @@ def main() -> None:
         build(offline)
     java_bin = Path(os.environ.get("JAVA_HOME", "/usr")) / "bin"
     java = str(java_bin / "java")
-    jvm = [java, "-Xmx2g", "-XX:+IgnoreUnrecognizedVMOptions",
+    jvm = [java, f"-Xmx{args.xmx}", "-XX:+IgnoreUnrecognizedVMOptions",
            "--add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED",
            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
            "-Dlog4j2.level=ERROR"]
@@ -148,10 +149,15 @@ def main() -> None:
                     order = ["fluss", "riverlet"] if rnd % 2 == 0 else ["riverlet", "fluss"]
                     for who in order:
                         db = f"bench_{who}_{rnd}_{int(time.time())}"
-                        out = sh(jvm + ["-cp", os.pathsep.join([str(classes), cps[who]]), "FlinkBench",
-                                        server.bootstrap, db, str(args.rows), str(args.probes),
-                                        str(args.runs)]
-                                 + ([str(args.warmup_rows)] if args.warmup_rows else []))
+                        try:
+                            out = sh(jvm + ["-cp", os.pathsep.join([str(classes), cps[who]]),
+                                            "FlinkBench", server.bootstrap, db, str(args.rows),
+                                            str(args.probes), str(args.runs)]
+                                     + ([str(args.warmup_rows)] if args.warmup_rows else []))
+                        except subprocess.CalledProcessError as e:
+                            # The jobs it did finish, before the traceback.
+                            log(f"{server_name}/{who} failed; its output: {e.stdout}")
+                            raise
                         runs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
                         log(f"{server_name}/{who}: " + ", ".join(
                             f"{r['job']}#{r['run']} {r['seconds']:.2f}s" for r in runs))
@@ -187,6 +193,9 @@ def write_report(raw: dict, out: Path) -> None:
                     if getattr(args, name) != default)
     if warmup_rows:
         flags += f" --warmup-rows {warmup_rows}"
+    xmx = getattr(args, "xmx", "2g")
+    if xmx != "2g":
+        flags += f" --xmx {xmx}"
     what = {"upsert": f"upsert sink, {args.rows:,} rows into a PK table",
             "append": f"append sink, {args.rows:,} rows into a log table",
             "read": f"read of the {args.rows:,}-row log table (streaming, 'earliest', to the last row)",
@@ -199,7 +208,7 @@ def write_report(raw: dict, out: Path) -> None:
         f"--servers {args.servers}` on {raw['date']} at commit {commit}; "
         f"{os.cpu_count()} cores, {platform.platform()}; load average at start {load_start[0]:.2f}, "
         f"at end {load_end[0]:.2f} (the machine was shared with other jobs: figures are indicative, "
-        f"ratios more than absolutes). Flink 1.20.3 MiniCluster in one JVM per run, parallelism 2, "
+        f"ratios more than absolutes). Flink 1.20.3 MiniCluster in one JVM per run (-Xmx{xmx}), parallelism 2, "
         f"the same jobs and rows with either connector JAR on the class path (benches/flink/FlinkBench.java); "
         f"4 buckets; wall time from submitting a job to its end (job start-up included); "
         f"{args.rounds} JVM(s) per connector and server, alternating, {args.runs - 1} measured run(s) "
