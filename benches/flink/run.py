@@ -16,7 +16,8 @@ runs in fresh JVMs, alternating (Fluss, Riverlet, Riverlet, Fluss, ...), each in
 a JVM runs the jobs `--runs` times and its first run is a warm-up left out of the medians.
 The warm-up runs the same jobs at full size (N rows, M probes) unless `--warmup-rows K` makes it
 K rows and K/10 probe rows (keys in 0..K-1), into its own tables as before; the measured runs
-always use N and M. The report line says which warm-up ran.
+always use N and M. The report line says which warm-up ran. `--xmx` sets every bench JVM's heap
+(default 2g; Riverlet's connector needed more than that to read 10M rows, see RESULTS.md).
 Writes its section of benches/RESULTS.md between the markers below.
 """
 
