@@ -13,13 +13,18 @@
 //           the primary-key table (the connector's default lookup: asynchronous, no cache),
 //           into a blackhole sink.
 //
-//   java -cp <classes>:<connector + Flink> FlinkBench <bootstrap> <database> <N> <M> <runs>
+//   java -cp <classes>:<connector + Flink> FlinkBench <bootstrap> <database> <N> <M> <runs> [<K>]
 //
+// With K (> 0), run 0 (the warm-up, which run.py leaves out of the medians) runs the same jobs
+// with K rows and K/10 probe rows (keys in 0..K-1) instead of N and M; later runs use N and M.
 // Every job runs with parallelism 2 (the machine's cores). Wall time from submitting the job
 // to its end (or, for the read, to its N-th row), so job start-up is included for both.
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
@@ -46,15 +51,16 @@ public final class FlinkBench {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
-      System.err.println("usage: FlinkBench <bootstrap> <database> <N> <M> <runs>");
+    if (args.length != 5 && args.length != 6) {
+      System.err.println("usage: FlinkBench <bootstrap> <database> <N> <M> <runs> [<K>]");
       System.exit(2);
     }
     String bootstrap = args[0];
     String db = args[1];
-    long n = Long.parseLong(args[2]);
-    long m = Long.parseLong(args[3]);
+    long fullN = Long.parseLong(args[2]);
+    long fullM = Long.parseLong(args[3]);
     int runs = Integer.parseInt(args[4]);
+    long warmupRows = args.length == 6 ? Long.parseLong(args[5]) : 0;
 
     StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
     see.setParallelism(2);
@@ -63,15 +69,6 @@ public final class FlinkBench {
     env.executeSql("CREATE CATALOG fluss_catalog WITH ('type' = 'fluss', 'bootstrap.servers' = '"
         + bootstrap + "')");
     env.executeSql("CREATE DATABASE IF NOT EXISTS fluss_catalog." + db);
-    // The generators live in Flink's default in-memory catalog; the Fluss tables in fluss_catalog.
-    env.executeSql("CREATE TEMPORARY TABLE gen (seq BIGINT) WITH ('connector' = 'datagen', "
-        + "'number-of-rows' = '" + n + "', 'rows-per-second' = '" + UNTHROTTLED + "', "
-        + "'fields.seq.kind' = 'sequence', "
-        + "'fields.seq.start' = '0', 'fields.seq.end' = '" + (n - 1) + "')");
-    env.executeSql("CREATE TEMPORARY TABLE probe (k BIGINT, pt AS PROCTIME()) WITH ("
-        + "'connector' = 'datagen', 'number-of-rows' = '" + m + "', 'rows-per-second' = '"
-        + UNTHROTTLED + "', 'fields.k.kind' = 'random', 'fields.k.min' = '0', "
-        + "'fields.k.max' = '" + (n - 1) + "')");
     env.executeSql("CREATE TEMPORARY TABLE sink_blackhole (k BIGINT, name STRING, amount DOUBLE) "
         + "WITH ('connector' = 'blackhole')");
     String rows =
@@ -82,6 +79,10 @@ public final class FlinkBench {
     String columns = "(id BIGINT, user_id INT, name STRING, amount DOUBLE, ts TIMESTAMP_LTZ(3)";
 
     for (int run = 0; run < runs; run++) {
+      boolean smallWarmup = run == 0 && warmupRows > 0;
+      long n = smallWarmup ? warmupRows : fullN;
+      long m = smallWarmup ? Math.max(1, warmupRows / 10) : fullM;
+      createGenerators(env, n, m);
       String pk = "fluss_catalog." + db + ".pk_" + run;
       String logTable = "fluss_catalog." + db + ".log_" + run;
       env.executeSql("CREATE TABLE " + pk + " " + columns
@@ -102,15 +103,35 @@ public final class FlinkBench {
       t0 = System.nanoTime();
       env.toDataStream(read).addSink(new CountingSink());
       JobClient job = see.executeAsync("read " + logTable);
+      // Completes when the job ends by itself (a failure): the per-job MiniCluster shuts down
+      // with it, so there is then nothing left to cancel and no point in waiting for rows.
+      CompletableFuture<JobExecutionResult> ended = job.getJobExecutionResult();
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-      while (SEEN.get() < n && System.nanoTime() < deadline) {
+      while (SEEN.get() < n && !ended.isDone() && System.nanoTime() < deadline) {
         Thread.sleep(2);
       }
       long got = SEEN.get();
       report("read", run, got, t0);
-      job.cancel().get();
+      if (!ended.isDone()) {
+        try {
+          job.cancel().get();
+        } catch (Exception e) {
+          if (!ended.isDone()) {
+            throw e;
+          }
+        }
+      }
       if (got != n) {
-        throw new IllegalStateException("read " + got + " rows of " + logTable + ", expected " + n);
+        Throwable cause = null;
+        if (ended.isDone()) {
+          try {
+            ended.get();
+          } catch (ExecutionException e) {
+            cause = e.getCause();
+          }
+        }
+        throw new IllegalStateException("read " + got + " rows of " + logTable + ", expected " + n,
+            cause);
       }
 
       t0 = System.nanoTime();
@@ -119,6 +140,23 @@ public final class FlinkBench {
       report("lookup", run, m, t0);
     }
     System.exit(0);
+  }
+
+  /**
+   * The generators (in Flink's default in-memory catalog; the Fluss tables are in fluss_catalog):
+   * `gen`, the sequence 0..n-1 the upsert and append write, and `probe`, m random keys in 0..n-1.
+   */
+  private static void createGenerators(StreamTableEnvironment env, long n, long m) {
+    env.executeSql("DROP TEMPORARY TABLE IF EXISTS gen");
+    env.executeSql("DROP TEMPORARY TABLE IF EXISTS probe");
+    env.executeSql("CREATE TEMPORARY TABLE gen (seq BIGINT) WITH ('connector' = 'datagen', "
+        + "'number-of-rows' = '" + n + "', 'rows-per-second' = '" + UNTHROTTLED + "', "
+        + "'fields.seq.kind' = 'sequence', "
+        + "'fields.seq.start' = '0', 'fields.seq.end' = '" + (n - 1) + "')");
+    env.executeSql("CREATE TEMPORARY TABLE probe (k BIGINT, pt AS PROCTIME()) WITH ("
+        + "'connector' = 'datagen', 'number-of-rows' = '" + m + "', 'rows-per-second' = '"
+        + UNTHROTTLED + "', 'fields.k.kind' = 'random', 'fields.k.min' = '0', "
+        + "'fields.k.max' = '" + (n - 1) + "')");
   }
 
   private static void report(String job, int run, long rows, long t0) {

@@ -4,6 +4,7 @@ on the same server and machine (issue 16). Nothing here is a test: figures are n
 
     python3 benches/flink/run.py                          # N = 10M rows, M = 1M probe rows, riverlet serve
     python3 benches/flink/run.py --rows 2000000 --probes 200000 --no-build
+    python3 benches/flink/run.py --warmup-rows 1000000 --rounds 1  # a 1M-row warm-up per JVM
     python3 benches/flink/run.py --servers riverlet,fluss  # also against Apache Fluss 0.9.1
                                                            # (tests/fluss-cluster/start.sh)
 
@@ -13,6 +14,10 @@ from 'earliest' until its N-th row (streaming mode for both: Fluss 0.9.1 refuses
 a whole table), and a lookup join of M probe rows against the primary-key table. Each connector
 runs in fresh JVMs, alternating (Fluss, Riverlet, Riverlet, Fluss, ...), each in its own database;
 a JVM runs the jobs `--runs` times and its first run is a warm-up left out of the medians.
+The warm-up runs the same jobs at full size (N rows, M probes) unless `--warmup-rows K` makes it
+K rows and K/10 probe rows (keys in 0..K-1), into its own tables as before; the measured runs
+always use N and M. The report line says which warm-up ran. `--xmx` sets every bench JVM's heap
+(default 2g; Riverlet's connector needed more than that to read 10M rows, see RESULTS.md).
 Writes its section of benches/RESULTS.md between the markers below.
 """
 
@@ -99,6 +104,9 @@ def main() -> None:
     ap.add_argument("--probes", type=int, default=1_000_000, help="M: probe rows of the lookup join")
     ap.add_argument("--runs", type=int, default=2, help="runs of every job per JVM, the first a warm-up")
     ap.add_argument("--rounds", type=int, default=2, help="JVMs per connector and server, alternating")
+    ap.add_argument("--warmup-rows", type=int, metavar="K",
+                    help="rows of each JVM's warm-up run (and K/10 probe rows); default N (and M)")
+    ap.add_argument("--xmx", default="2g", help="heap of each bench JVM (-Xmx), the same for both")
     ap.add_argument("--servers", default="riverlet", help="riverlet and/or fluss, comma-separated")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--online", action="store_true", help="let Maven download (default: -o)")
@@ -107,6 +115,8 @@ def main() -> None:
     ap.add_argument("--report-only", metavar="JSON",
                     help="rewrite the RESULTS.md section from raw figures, measuring nothing")
     args = ap.parse_args()
+    if args.warmup_rows is not None and args.warmup_rows <= 0:
+        ap.error("--warmup-rows must be positive")
     if args.report_only:
         write_report(json.loads(Path(args.report_only).read_text()), Path(args.out))
         return
@@ -118,7 +128,7 @@ def main() -> None:
         build(offline)
     java_bin = Path(os.environ.get("JAVA_HOME", "/usr")) / "bin"
     java = str(java_bin / "java")
-    jvm = [java, "-Xmx2g", "-XX:+IgnoreUnrecognizedVMOptions",
+    jvm = [java, f"-Xmx{args.xmx}", "-XX:+IgnoreUnrecognizedVMOptions",
            "--add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED",
            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
            "-Dlog4j2.level=ERROR"]
@@ -140,9 +150,15 @@ def main() -> None:
                     order = ["fluss", "riverlet"] if rnd % 2 == 0 else ["riverlet", "fluss"]
                     for who in order:
                         db = f"bench_{who}_{rnd}_{int(time.time())}"
-                        out = sh(jvm + ["-cp", os.pathsep.join([str(classes), cps[who]]), "FlinkBench",
-                                        server.bootstrap, db, str(args.rows), str(args.probes),
-                                        str(args.runs)])
+                        try:
+                            out = sh(jvm + ["-cp", os.pathsep.join([str(classes), cps[who]]),
+                                            "FlinkBench", server.bootstrap, db, str(args.rows),
+                                            str(args.probes), str(args.runs)]
+                                     + ([str(args.warmup_rows)] if args.warmup_rows else []))
+                        except subprocess.CalledProcessError as e:
+                            # The jobs it did finish, before the traceback.
+                            log(f"{server_name}/{who} failed; its output: {e.stdout}")
+                            raise
                         runs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
                         log(f"{server_name}/{who}: " + ", ".join(
                             f"{r['job']}#{r['run']} {r['seconds']:.2f}s" for r in runs))
@@ -167,6 +183,20 @@ def write_report(raw: dict, out: Path) -> None:
     labels, results = raw["labels"], raw["results"]
     load_start, load_end = (raw["load_start"],), (raw["load_end"],)
     commit = raw["commit"]
+    # Raw figures written before --warmup-rows existed have no such key: full-size warm-ups.
+    warmup_rows = getattr(args, "warmup_rows", None)
+    if warmup_rows:
+        warmup = (f"a warm-up run of {warmup_rows:,} rows and {max(1, warmup_rows // 10):,} probe "
+                  f"rows (`--warmup-rows {warmup_rows}`, its own tables)")
+    else:
+        warmup = f"a full-size warm-up run ({args.rows:,} rows, {args.probes:,} probe rows)"
+    flags = "".join(f" --{name} {getattr(args, name)}" for name, default in (("runs", 2), ("rounds", 2))
+                    if getattr(args, name) != default)
+    if warmup_rows:
+        flags += f" --warmup-rows {warmup_rows}"
+    xmx = getattr(args, "xmx", "2g")
+    if xmx != "2g":
+        flags += f" --xmx {xmx}"
     what = {"upsert": f"upsert sink, {args.rows:,} rows into a PK table",
             "append": f"append sink, {args.rows:,} rows into a log table",
             "read": f"read of the {args.rows:,}-row log table (streaming, 'earliest', to the last row)",
@@ -175,15 +205,15 @@ def write_report(raw: dict, out: Path) -> None:
         START,
         "## Flink connector: Riverlet's riverlet-flink-1.20 vs Fluss's fluss-flink-1.20 0.9.1 (issue 16)",
         "",
-        f"Generated by `python3 benches/flink/run.py --rows {args.rows} --probes {args.probes} "
+        f"Generated by `python3 benches/flink/run.py --rows {args.rows} --probes {args.probes}{flags} "
         f"--servers {args.servers}` on {raw['date']} at commit {commit}; "
         f"{os.cpu_count()} cores, {platform.platform()}; load average at start {load_start[0]:.2f}, "
         f"at end {load_end[0]:.2f} (the machine was shared with other jobs: figures are indicative, "
-        f"ratios more than absolutes). Flink 1.20.3 MiniCluster in one JVM per run, parallelism 2, "
+        f"ratios more than absolutes). Flink 1.20.3 MiniCluster in one JVM per run (-Xmx{xmx}), parallelism 2, "
         f"the same jobs and rows with either connector JAR on the class path (benches/flink/FlinkBench.java); "
         f"4 buckets; wall time from submitting a job to its end (job start-up included); "
-        f"{args.rounds} JVMs per connector and server, alternating, {args.runs - 1} measured run(s) "
-        f"each after a warm-up run.",
+        f"{args.rounds} JVM(s) per connector and server, alternating, {args.runs - 1} measured run(s) "
+        f"each after {warmup}.",
         "",
     ]
     for server_name, res in results.items():
