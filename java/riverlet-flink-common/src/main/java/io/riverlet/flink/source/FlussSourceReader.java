@@ -33,11 +33,12 @@ import org.apache.flink.types.RowKind;
 
 /**
  * Reads the splits assigned to one subtask. A fetcher thread polls each split's subscription
- * (streaming) or bounded scan and hands over whole fetches; {@link #pollNext} emits one fetch
- * at a time and only then moves the split's offset to the position after it, so a checkpoint
- * (taken between two pollNext calls) always holds the offset right after the last row emitted:
- * a restored job neither loses nor repeats rows. A primary-key bucket started in {@code full}
- * mode emits its whole snapshot as one fetch for the same reason.
+ * (streaming) or bounded scan and hands over fetches of one batch each; {@link #pollNext}
+ * emits one fetch at a time and only then moves the split's offset to the position after it, so
+ * a checkpoint (taken between two pollNext calls) always holds the offset right after the last
+ * row emitted: a restored job neither loses nor repeats rows, and the converted rows waiting in
+ * the queue are bounded by its capacity in batches. A primary-key bucket started in
+ * {@code full} mode emits its whole snapshot as one fetch, since its rows have no log offsets.
  */
 public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
 
@@ -353,21 +354,47 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
             }
         }
         List<ChangeBatch> batches = s.subscription.poll(pollTimeout());
-        List<RowData> rows = new ArrayList<>();
         try {
-            for (ChangeBatch b : batches) {
-                rows.addAll(convert(b.root(), b));
+            if (snapshotPending || startsWithSnapshotRows(batches)) {
+                // Rows without log offsets (a full start's snapshot) go out in one fetch with the
+                // position after them: a checkpoint cannot fall inside them.
+                List<RowData> rows = new ArrayList<>();
+                for (ChangeBatch b : batches) {
+                    rows.addAll(convert(b.root(), b));
+                }
+                if (!rows.isEmpty() || snapshotPending) {
+                    // From here on the split is a plain log read.
+                    s.snapshotFetched = true;
+                    enqueue(positionFetch(s, split, rows));
+                }
+                return;
+            }
+            // Log rows go out one batch per fetch, each moving the split to the offset after
+            // its last row (the last to the subscription's position), so the rows held in the
+            // queue are bounded by its capacity in batches, not by what one poll returned.
+            for (int i = 0; i < batches.size(); i++) {
+                ChangeBatch b = batches.get(i);
+                boolean last = i == batches.size() - 1;
+                if (b.rowCount() == 0 && !last) {
+                    continue;
+                }
+                List<RowData> rows = convert(b.root(), b);
+                if (last) {
+                    enqueue(positionFetch(s, split, rows));
+                } else {
+                    enqueue(new Fetch(split.splitId(), rows, b.offset(b.rowCount() - 1) + 1, false, null));
+                }
             }
         } finally {
             for (ChangeBatch b : batches) {
                 b.close();
             }
         }
-        if (!rows.isEmpty() || snapshotPending) {
-            // From here on the split is a plain log read.
-            s.snapshotFetched = true;
-            enqueue(positionFetch(s, split, rows));
-        }
+    }
+
+    /** Whether a poll's first batch holds rows without log offsets (a full start's snapshot). */
+    private static boolean startsWithSnapshotRows(List<ChangeBatch> batches) {
+        return !batches.isEmpty() && batches.get(0).rowCount() > 0 && batches.get(0).offset(0) < 0;
     }
 
     /**
