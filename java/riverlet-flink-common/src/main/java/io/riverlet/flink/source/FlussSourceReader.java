@@ -36,8 +36,9 @@ import org.apache.flink.types.RowKind;
  * (streaming) or bounded scan and hands over whole fetches; {@link #pollNext} emits one fetch
  * at a time and only then moves the split's offset to the position after it, so a checkpoint
  * (taken between two pollNext calls) always holds the offset right after the last row emitted:
- * a restored job neither loses nor repeats rows. A primary-key bucket started in {@code full}
- * mode emits its whole snapshot as one fetch for the same reason.
+ * a restored job neither loses nor repeats rows. A bucket started in {@code full} mode emits
+ * its whole snapshot (a primary-key table's KV snapshot, a lake-enabled log table's lake rows)
+ * as one fetch for the same reason.
  */
 public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
 
