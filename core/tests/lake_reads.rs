@@ -8,6 +8,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use arrow_array::{
     Array, Decimal128Array, Int32Array, Int64Array, RecordBatch, StringArray,
@@ -448,4 +449,200 @@ async fn lake_views_refuse_what_they_cannot_do() {
     assert_eq!(base.schema().unwrap(), *base.info().schema());
     // a name that is not a lake view is still refused
     assert!(TablePath::parse(&format!("{path}$other")).is_err());
+}
+
+type Row = (i64, i32, i128, String, String);
+
+/// Polls `sub` until `want` rows arrived (returns them with each batch's bucket and change
+/// type), then once more to see that nothing else comes.
+async fn poll_rows(
+    sub: &mut riverlet::scan::Subscription,
+    want: usize,
+) -> Vec<(i32, riverlet::record::ChangeType, Row)> {
+    let mut out = Vec::new();
+    for _ in 0..600 {
+        if out.len() >= want {
+            break;
+        }
+        for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+            for r in trades_of(std::slice::from_ref(&cb.batch)) {
+                out.push((cb.bucket, cb.change_types[0], r));
+            }
+            assert!(cb.change_types.iter().all(|c| *c == cb.change_types[0]));
+        }
+    }
+    for cb in sub.poll(Duration::from_millis(200)).await.unwrap() {
+        for r in trades_of(std::slice::from_ref(&cb.batch)) {
+            out.push((cb.bucket, cb.change_types[0], r));
+        }
+    }
+    out
+}
+
+fn sorted(mut rows: Vec<Row>) -> Vec<Row> {
+    rows.sort();
+    rows
+}
+
+/// The quickstart's streaming union (`scan.startup.mode = 'full'`): a full subscription of a
+/// lake-enabled log table returns the lake snapshot's rows first, then each bucket's log from
+/// the offset the snapshot recorded; its position after the first poll resumes exactly after
+/// them. One bucket's subscription returns that bucket's rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_subscription_reads_the_lake_then_the_log() {
+    use riverlet::record::ChangeType;
+    use riverlet::scan::{StartupMode, SubscribeRequest};
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("wh");
+    let Some(env) = TestEnv::embedded_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let path = env.path("trades_stream");
+    let d = TableDescriptor::builder(trades_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .property("table.datalake.enabled", "true")
+        .property("table.datalake.freshness", "1h")
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &path, d).await;
+
+    // Without a lake snapshot: the log from earliest, as before.
+    let first = trades(0..40);
+    write(&table, &first).await;
+    let mut sub = table
+        .subscribe_request(&SubscribeRequest::new(StartupMode::Full))
+        .await
+        .unwrap();
+    let got = poll_rows(&mut sub, first.len()).await;
+    assert!(got.iter().all(|r| r.1 == ChangeType::AppendOnly));
+    assert_eq!(
+        sorted(got.into_iter().map(|r| r.2).collect()),
+        expected(&first)
+    );
+
+    // The lake holds `first`; `second` is only in the log.
+    env.server.as_ref().unwrap().commit_lake().unwrap();
+    let second = trades(40..75);
+    write(&table, &second).await;
+    let everything: Vec<Trade> = first.iter().chain(&second).copied().collect();
+
+    let full = SubscribeRequest::new(StartupMode::Full);
+    let mut sub = table.subscribe_request(&full).await.unwrap();
+    // The first poll returns the lake rows (as inserts); the position is already after them.
+    let lake: Vec<_> = sub
+        .poll(Duration::from_millis(100))
+        .await
+        .unwrap()
+        .into_iter()
+        .flat_map(|cb| {
+            assert!(cb.change_types.iter().all(|c| *c == ChangeType::Insert));
+            assert_eq!(cb.first_offset, -1);
+            trades_of(&[cb.batch])
+        })
+        .collect();
+    assert_eq!(sorted(lake.clone()), expected(&first));
+    let checkpoint = sub.position();
+    let rest: Vec<Row> = poll_rows(&mut sub, second.len())
+        .await
+        .into_iter()
+        .map(|r| r.2)
+        .collect();
+    assert_eq!(sorted(rest.clone()), expected(&second));
+    let mut all_rows = lake;
+    all_rows.extend(rest);
+    assert_eq!(sorted(all_rows), expected(&everything));
+
+    // Resumed from the checkpoint taken after the first poll: exactly the rest, no lake rows.
+    let resumed = SubscribeRequest {
+        start_offsets: checkpoint,
+        ..SubscribeRequest::new(StartupMode::Full)
+    };
+    let mut sub = table.subscribe_request(&resumed).await.unwrap();
+    let got = poll_rows(&mut sub, second.len()).await;
+    assert!(got.iter().all(|r| r.1 == ChangeType::AppendOnly));
+    assert_eq!(
+        sorted(got.into_iter().map(|r| r.2).collect()),
+        expected(&second)
+    );
+
+    // One bucket at a time: each returns only its bucket's rows (lake and log), the buckets'
+    // rows are disjoint and together everything; a checkpoint after the first poll resumes
+    // exactly after that bucket's lake rows.
+    let mut per_bucket: Vec<Row> = Vec::new();
+    for b in 0..3 {
+        let one = SubscribeRequest {
+            buckets: Some(vec![b]),
+            ..SubscribeRequest::new(StartupMode::Full)
+        };
+        let mut sub = table.subscribe_request(&one).await.unwrap();
+        let mut rows: Vec<Row> = Vec::new();
+        for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+            assert_eq!(cb.bucket, b);
+            rows.extend(trades_of(&[cb.batch]));
+        }
+        let checkpoint = sub.position();
+        assert_eq!(checkpoint.len(), 1);
+        let log = conn
+            .admin()
+            .list_offsets_by_id(
+                table.info().table_id,
+                None,
+                &[b],
+                riverlet::client::OffsetSpec::Latest,
+            )
+            .await
+            .unwrap()[&b];
+        let pending = (log - checkpoint[0].offset) as usize;
+        let tail = poll_rows(&mut sub, pending).await;
+        assert!(tail.iter().all(|r| r.0 == b));
+        assert_eq!(tail.len(), pending);
+        let resumed = SubscribeRequest {
+            buckets: Some(vec![b]),
+            start_offsets: checkpoint,
+            ..SubscribeRequest::new(StartupMode::Full)
+        };
+        let mut again = table.subscribe_request(&resumed).await.unwrap();
+        let tail2 = poll_rows(&mut again, pending).await;
+        assert_eq!(
+            sorted(tail2.into_iter().map(|r| r.2).collect()),
+            sorted(tail.iter().map(|r| r.2.clone()).collect())
+        );
+        rows.extend(tail.into_iter().map(|r| r.2));
+        per_bucket.extend(rows);
+    }
+    assert_eq!(sorted(per_bucket), expected(&everything));
+
+    // The subscription's columns only, lake rows included.
+    let cols = SubscribeRequest {
+        columns: Some(vec!["symbol".into(), "trade_id".into()]),
+        ..SubscribeRequest::new(StartupMode::Full)
+    };
+    let mut sub = table.subscribe_request(&cols).await.unwrap();
+    let mut pairs = Vec::new();
+    for _ in 0..600 {
+        if pairs.len() >= everything.len() {
+            break;
+        }
+        for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+            let names: Vec<String> = cb
+                .batch
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            assert_eq!(names, ["symbol", "trade_id"]);
+            let (s, id) = (
+                col::<StringArray>(&cb.batch, "symbol"),
+                col::<Int64Array>(&cb.batch, "trade_id"),
+            );
+            for i in 0..cb.batch.num_rows() {
+                pairs.push((id.value(i), s.value(i).to_string()));
+            }
+        }
+    }
+    pairs.sort();
+    let want: Vec<(i64, String)> = everything.iter().map(|r| (r.0, r.4.to_string())).collect();
+    assert_eq!(pairs, want);
 }

@@ -8,8 +8,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use super::reader::{
-    fetch_once, latest_view_bucket, select_partitions, table_name, with_changelog_columns,
-    BucketRead, FetchColumns, FetchedBatch,
+    fetch_once, latest_view_bucket, select_partitions, table_name, union_candidate, union_snapshot,
+    with_changelog_columns, BucketRead, FetchColumns, FetchedBatch,
 };
 use super::request::{select_buckets, BucketOffset, SubscribeRequest};
 use super::resolve_projection;
@@ -21,8 +21,10 @@ use crate::{Error, Result};
 /// Where a subscription starts (Fluss's `scan.startup.mode`; the default is `full`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StartupMode {
-    /// Log tables: from the earliest offset. Primary-key tables: a snapshot of the current
-    /// state (as inserts, through ScanKv), then the log from the snapshot's offset.
+    /// Log tables: from the earliest offset; a lake-enabled log table without partitions that
+    /// has a lake snapshot (feature `lake`): the snapshot's rows (as inserts), then each
+    /// bucket's log from the offset the snapshot recorded. Primary-key tables: a snapshot of the current state (as
+    /// inserts, through ScanKv), then the log from the snapshot's offset.
     #[default]
     Full,
     /// From the earliest retained offset.
@@ -215,6 +217,31 @@ impl Subscription {
         let mut positions = Vec::new();
         let mut pending = VecDeque::new();
         let pk_full = mode == StartupMode::Full && info.descriptor.has_primary_key();
+        // A full start of a lake-enabled log table: the lake snapshot's rows first, then each
+        // bucket's log from the offset the snapshot recorded. A subscription resumed from
+        // explicit offsets (a checkpoint) never reads the lake; nor (yet) one of a partitioned
+        // table, whose lake rows would need their partition: it reads the log from earliest.
+        let lake = if mode == StartupMode::Full
+            && request.start_offsets.is_empty()
+            && !info.descriptor.is_partitioned()
+            && union_candidate(&table)
+        {
+            union_snapshot(&table).await?
+        } else {
+            None
+        };
+        #[cfg(feature = "lake")]
+        if let Some(s) = &lake {
+            lake_rows(
+                &table,
+                s.snapshot_id,
+                &buckets,
+                &out_cols,
+                &schema,
+                &mut pending,
+            )
+            .await?;
+        }
         for p in parts {
             let (pid, pname) = match &p {
                 Some(p) => (Some(p.partition_id), Some(p.name.clone())),
@@ -273,7 +300,11 @@ impl Subscription {
                     }
                     log_offset
                 } else {
-                    offsets.get(bucket).copied().unwrap_or(0)
+                    let earliest = offsets.get(bucket).copied().unwrap_or(0);
+                    match &lake {
+                        Some(s) => earliest.max(s.start_offset(pid, *bucket)),
+                        None => earliest,
+                    }
                 };
                 positions.push(Position { read, offset });
             }
@@ -307,7 +338,9 @@ impl Subscription {
     /// The next offset of every bucket read: what a checkpoint stores, and what
     /// [`SubscribeRequest::start_offsets`] takes to resume from it. Rows returned by
     /// [`Subscription::poll`] are before these offsets; snapshot rows of a `full` startup not
-    /// yet returned by `poll` are not covered (checkpoint after the first poll).
+    /// yet returned by `poll` (the KV snapshot of a primary-key table, or the lake snapshot of
+    /// a lake-enabled log table, whose rows are before the offsets it recorded) are not
+    /// covered (checkpoint after the first poll).
     pub fn position(&self) -> Vec<BucketOffset> {
         self.positions
             .iter()
@@ -369,6 +402,64 @@ impl Subscription {
             tokio::time::sleep(deadline.remaining().min(Duration::from_millis(20))).await;
         }
     }
+}
+
+/// The rows of the table's lake snapshot `snapshot_id` of `buckets`, as inserts of the
+/// subscription's columns, one [`ChangeBatch`] per bucket and lake batch (a table without
+/// partitions).
+#[cfg(feature = "lake")]
+async fn lake_rows(
+    table: &Table,
+    snapshot_id: i64,
+    buckets: &[i32],
+    out_cols: &[usize],
+    schema: &SchemaRef,
+    pending: &mut VecDeque<ChangeBatch>,
+) -> Result<()> {
+    use arrow_array::Array as _;
+    use futures::StreamExt as _;
+    let bucket_col = crate::lake::SYSTEM_COLUMNS[0];
+    let mut fields: Vec<arrow_schema::FieldRef> = schema.fields().iter().cloned().collect();
+    fields.push(Arc::new(arrow_schema::Field::new(
+        bucket_col,
+        arrow_schema::DataType::Int32,
+        true,
+    )));
+    let target = Arc::new(arrow_schema::Schema::new(fields));
+    let name = table.view_name();
+    let mut lake =
+        crate::lake::snapshot_batches(table, Some(snapshot_id), Some(buckets), &target, &name)
+            .await?;
+    let n_out = out_cols.len();
+    let out_pos: Vec<usize> = (0..n_out).collect();
+    while let Some(b) = lake.next().await {
+        let b = b?;
+        let ids = b
+            .column(n_out)
+            .as_any()
+            .downcast_ref::<arrow_array::Int32Array>()
+            .ok_or_else(|| Error::invalid(format!("{name}: lake rows without INT {bucket_col}")))?
+            .clone();
+        for &bucket in buckets {
+            let mask: arrow_array::BooleanArray =
+                ids.iter().map(|v| Some(v == Some(bucket))).collect();
+            if mask.true_count() == 0 {
+                continue;
+            }
+            let rows = arrow_select::filter::filter_record_batch(&b, &mask)?;
+            let rows = project_cols(&rows, &out_pos, schema)?;
+            pending.push_back(ChangeBatch {
+                partition_id: None,
+                partition_name: None,
+                bucket,
+                first_offset: -1,
+                commit_timestamp: -1,
+                change_types: vec![ChangeType::Insert; rows.num_rows()],
+                batch: rows,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn project_cols(batch: &RecordBatch, cols: &[usize], schema: &SchemaRef) -> Result<RecordBatch> {

@@ -26,7 +26,8 @@ mod snapshot;
 pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, FetchedBatch};
 pub(crate) use pk_view::{latest_view_bucket, values_to_batch};
 pub(crate) use plan::{
-    log_count, plan, select_partitions, table_name, union_candidate, BucketRead, Plan,
+    log_count, plan, select_partitions, table_name, union_candidate, union_snapshot, BucketRead,
+    Plan,
 };
 
 use log_read::{Finish, LogReader, LogSource};

@@ -98,7 +98,7 @@ pub(crate) fn union_candidate(table: &Table) -> bool {
 
 /// The latest lake snapshot of a union read (None: the table has none yet, read the log only).
 #[cfg(feature = "lake")]
-async fn union_snapshot(table: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
+pub(crate) async fn union_snapshot(table: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
     match table
         .conn
         .admin()
@@ -113,7 +113,7 @@ async fn union_snapshot(table: &Table) -> Result<Option<crate::client::LakeSnaps
 
 /// Without feature `lake` a plain read is the Fluss log's.
 #[cfg(not(feature = "lake"))]
-async fn union_snapshot(_: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
+pub(crate) async fn union_snapshot(_: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
     Ok(None)
 }
 

@@ -231,6 +231,20 @@ class LakeIT extends FlinkTestBase {
     }
 
     @Test
+    void streamingUnionReadOfTheTrades() {
+        // The quickstart's streaming union: scan.startup.mode 'full' reads the lake snapshot's
+        // rows, then each bucket's log after it: the first ALL_END rows are every trade once.
+        List<String> rows = firstRows(streamEnv(),
+                "SELECT `trade_id`, `symbol` FROM `fluss_catalog`.`finance`.`trades`\n"
+                        + "/*+ OPTIONS('scan.startup.mode' = 'full') */", ALL_END);
+        List<String> expected = new ArrayList<>();
+        for (int id = 1; id <= ALL_END; id++) {
+            expected.add("+I[" + id + ", " + symbol(id) + "]");
+        }
+        assertRows(expected, rows);
+    }
+
+    @Test
     void lakeViewsAreReadOnlyAndNeedALakeEnabledTable() {
         TableEnvironment env = batchEnv();
         Throwable write = assertThrows(Throwable.class, () -> env.executeSql(

@@ -96,7 +96,10 @@ public final class FlussEnumerator implements SplitEnumerator<FlussSplit, Enumer
         if (spec.bounded) {
             return 0;
         }
-        return spec.startup == ReadSpec.Startup.FULL && spec.primaryKeyTable && !spec.changelog
+        // A full start begins with a snapshot: a primary-key table's KV snapshot, or a
+        // lake-enabled log table's lake snapshot (the core reads the log from earliest when
+        // the table has none); either is emitted as one fetch with the position after it.
+        return spec.startup == ReadSpec.Startup.FULL && !spec.changelog
                 ? FlussSplit.FROM_SNAPSHOT
                 : FlussSplit.FROM_STARTUP_MODE;
     }

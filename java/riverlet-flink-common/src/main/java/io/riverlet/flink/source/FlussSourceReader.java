@@ -37,8 +37,9 @@ import org.apache.flink.types.RowKind;
  * emits one fetch at a time and only then moves the split's offset to the position after it, so
  * a checkpoint (taken between two pollNext calls) always holds the offset right after the last
  * row emitted: a restored job neither loses nor repeats rows, and the converted rows waiting in
- * the queue are bounded by its capacity in batches. A primary-key bucket started in
- * {@code full} mode emits its whole snapshot as one fetch, since its rows have no log offsets.
+ * the queue are bounded by its capacity in batches. A bucket started in {@code full} mode emits
+ * its whole snapshot (a primary-key table's KV snapshot, a lake-enabled log table's lake rows)
+ * as one fetch, since those rows have no log offsets.
  */
 public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
 
