@@ -142,17 +142,31 @@ pub(crate) unsafe fn table_path(
     table: *const c_char,
 ) -> CallResult<TablePath> {
     // SAFETY: forwarded contract.
-    let db = unsafe { str_arg(database, "database") }?;
-    // SAFETY: forwarded contract.
-    let t = unsafe { str_arg(table, "table") }?;
-    let path = TablePath::new(db, t);
+    let path = unsafe { unchecked_table_path(database, table) }?;
     path.validate()?;
     Ok(path)
 }
 
 /// [`table_path`] of a table being opened: `table` may name a lake view (`t$lake`,
 /// `t$lake$snapshots`).
+///
+/// # Safety
+/// Both are NULL or NUL-terminated strings.
 pub(crate) unsafe fn readable_table_path(
+    database: *const c_char,
+    table: *const c_char,
+) -> CallResult<TablePath> {
+    // SAFETY: forwarded contract.
+    let path = unsafe { unchecked_table_path(database, table) }?;
+    path.validate_readable()?;
+    Ok(path)
+}
+
+/// The two C strings as a table path, its names not validated yet.
+///
+/// # Safety
+/// Both are NULL or NUL-terminated strings.
+unsafe fn unchecked_table_path(
     database: *const c_char,
     table: *const c_char,
 ) -> CallResult<TablePath> {
@@ -160,9 +174,7 @@ pub(crate) unsafe fn readable_table_path(
     let db = unsafe { str_arg(database, "database") }?;
     // SAFETY: forwarded contract.
     let t = unsafe { str_arg(table, "table") }?;
-    let path = TablePath::new(db, t);
-    path.validate_readable()?;
-    Ok(path)
+    Ok(TablePath::new(db, t))
 }
 
 unsafe fn create_database_impl(

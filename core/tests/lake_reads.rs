@@ -143,6 +143,17 @@ fn expected_totals(
     out
 }
 
+/// A lake-enabled `trades` log table of `buckets` buckets (no bucket key), committed to the
+/// lake only on demand (freshness 1 h).
+fn lake_trades(buckets: i32) -> TableDescriptor {
+    TableDescriptor::builder(trades_schema())
+        .distributed_by(Some(buckets), Vec::<String>::new())
+        .property("table.datalake.enabled", "true")
+        .property("table.datalake.freshness", "1h")
+        .build()
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trades_lake_snapshots_and_union_read() {
     let warehouse = tempfile::tempdir().unwrap();
@@ -152,12 +163,7 @@ async fn trades_lake_snapshots_and_union_read() {
     };
     let conn = env.connect().await;
     let path = env.path("trades");
-    let d = TableDescriptor::builder(trades_schema())
-        .distributed_by(Some(3), Vec::<String>::new())
-        .property("table.datalake.enabled", "true")
-        .property("table.datalake.freshness", "1h")
-        .build()
-        .unwrap();
+    let d = lake_trades(3);
     let table = create_table(&conn, &path, d).await;
     let name = path.to_string();
     let lake = format!("{name}$lake");
@@ -404,12 +410,7 @@ async fn lake_views_refuse_what_they_cannot_do() {
     }
 
     let path = env.path("trades");
-    let d = TableDescriptor::builder(trades_schema())
-        .distributed_by(Some(2), Vec::<String>::new())
-        .property("table.datalake.enabled", "true")
-        .property("table.datalake.freshness", "1h")
-        .build()
-        .unwrap();
+    let d = lake_trades(2);
     create_table(&conn, &path, d).await;
     let lake = conn
         .table(&TablePath::parse(&format!("{path}$lake")).unwrap())
@@ -499,12 +500,7 @@ async fn full_subscription_reads_the_lake_then_the_log() {
     };
     let conn = env.connect().await;
     let path = env.path("trades_stream");
-    let d = TableDescriptor::builder(trades_schema())
-        .distributed_by(Some(3), Vec::<String>::new())
-        .property("table.datalake.enabled", "true")
-        .property("table.datalake.freshness", "1h")
-        .build()
-        .unwrap();
+    let d = lake_trades(3);
     let table = create_table(&conn, &path, d).await;
 
     // Without a lake snapshot: the log from earliest, as before.

@@ -11,7 +11,7 @@ use riverlet_server::{LocalServer, ServerConfig};
 
 use crate::convert::{pairs, string};
 use crate::handles::{borrow, free, into_handle};
-use crate::jvm::entry;
+use crate::jvm::{entry, JniResult};
 
 /// The native side of `io.riverlet.LocalServer`.
 pub struct ServerHandle {
@@ -64,6 +64,17 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverBootstrap<'l>(
     })
 }
 
+/// Calls `f` with the running server of handle `h`; a server already shut down is an
+/// invalid-argument error.
+fn with_running_server(h: jlong, f: impl FnOnce(&LocalServer) -> JniResult<()>) -> JniResult<()> {
+    let s = borrow::<ServerHandle>(h)?;
+    let g = s.server.lock().unwrap_or_else(|p| p.into_inner());
+    match g.as_ref() {
+        Some(server) => f(server),
+        None => Err(Error::invalid("the local server is shut down").into()),
+    }
+}
+
 /// Takes a KV snapshot of every primary-key bucket whose state changed, now.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_serverTakeKvSnapshots<'l>(
@@ -72,15 +83,10 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverTakeKvSnapshots<'l>(
     h: jlong,
 ) {
     entry(&mut env, (), |_| {
-        let s = borrow::<ServerHandle>(h)?;
-        let g = s.server.lock().unwrap_or_else(|p| p.into_inner());
-        match g.as_ref() {
-            Some(server) => {
-                server.take_kv_snapshots();
-                Ok(())
-            }
-            None => Err(Error::invalid("the local server is shut down").into()),
-        }
+        with_running_server(h, |server| {
+            server.take_kv_snapshots();
+            Ok(())
+        })
     })
 }
 
@@ -92,12 +98,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_serverCommitLake<'l>(
     h: jlong,
 ) {
     entry(&mut env, (), |_| {
-        let s = borrow::<ServerHandle>(h)?;
-        let g = s.server.lock().unwrap_or_else(|p| p.into_inner());
-        match g.as_ref() {
-            Some(server) => Ok(server.commit_lake()?),
-            None => Err(Error::invalid("the local server is shut down").into()),
-        }
+        with_running_server(h, |server| Ok(server.commit_lake()?))
     })
 }
 
