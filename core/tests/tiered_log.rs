@@ -376,12 +376,20 @@ async fn remote_segments_expire_with_the_table_ttl() {
         .join(format!("expiring-{}", table.info().table_id))
         .join("0");
     // Segments are copied, then expire one second after their newest row: wait until a
-    // manifest exists and lists none.
+    // manifest exists, lists none, and no segment file is left. A segment's files are copied
+    // before the manifest lists it and deleted after the manifest drops it, so either check
+    // alone can pass while a segment is between the two.
+    let segment_files = || -> Vec<std::path::PathBuf> {
+        files_under(&bucket_dir)
+            .into_iter()
+            .filter(|p| !p.starts_with(bucket_dir.join("metadata")))
+            .collect()
+    };
     let mut seen_remote = false;
     for _ in 0..1200 {
         let listed = manifest_segments(&bucket_dir).len();
         seen_remote |= listed > 0;
-        if seen_remote && listed == 0 {
+        if seen_remote && listed == 0 && segment_files().is_empty() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -392,11 +400,7 @@ async fn remote_segments_expire_with_the_table_ttl() {
         Vec::<serde_json::Value>::new()
     );
     // The expired segments' files are gone, not just unlisted.
-    let segment_files: Vec<_> = files_under(&bucket_dir)
-        .into_iter()
-        .filter(|p| !p.starts_with(bucket_dir.join("metadata")))
-        .collect();
-    assert_eq!(segment_files, Vec::<std::path::PathBuf>::new());
+    assert_eq!(segment_files(), Vec::<std::path::PathBuf>::new());
     // Reads start at the new log start and return exactly the rows from there on.
     let earliest = conn
         .admin()
