@@ -93,7 +93,7 @@ run_suite "workspace hack up to date" python3 hack/generate.py --check
 # (This includes the fuzz smoke pass, core/tests/fuzz_corpus.rs: the committed fuzz corpus plus
 # 3000 mutated inputs per target through each fuzz target body, a few seconds on stable. The
 # libFuzzer runs themselves are fuzz/run.sh, nightly, not part of CI.)
-run_suite "rust tests" cargo test --workspace --all-targets
+run_suite "rust tests" cargo test --workspace --all-targets --no-fail-fast
 run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
 run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 
