@@ -13,6 +13,19 @@ passed=0
 failed=0
 failed_names=()
 
+# A clean clone never reuses cargo's incremental cache; in CI it is only gigabytes of disk.
+if [ -n "${CI:-}" ]; then
+  export CARGO_INCREMENTAL=0
+fi
+
+# Disk left and the build's size, printed after the big steps so a run that runs out of space
+# says where it went.
+report_disk() {
+  echo "disk: $(df -h --output=avail "$ROOT" | tail -1 | tr -d ' ') free;" \
+    "target/ $(du -sh "$ROOT/target" 2>/dev/null | cut -f1);" \
+    "~/.m2 $(du -sh "$HOME/.m2" 2>/dev/null | cut -f1)"
+}
+
 # Runs a Maven command for run_suite; when it fails, prints the failing tests' traces from the
 # surefire/failsafe reports under $1 (Maven's own output names the test and the message only).
 mvn_suite() {
@@ -86,6 +99,7 @@ run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 run_suite "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 run_suite "cargo build" cargo build --workspace --all-targets
+report_disk
 # The feature pins of hack/ match the dependency graph, so the single-package builds below
 # (maturin, -p riverlet-c, -p riverlet --tests, make demo) reuse this build instead of compiling
 # arrow and the core again (cargo's unit graph only, nothing is compiled).
@@ -94,6 +108,7 @@ run_suite "workspace hack up to date" python3 hack/generate.py --check
 # 3000 mutated inputs per target through each fuzz target body, a few seconds on stable. The
 # libFuzzer runs themselves are fuzz/run.sh, nightly, not part of CI.)
 run_suite "rust tests" cargo test --workspace --all-targets --no-fail-fast
+report_disk
 run_suite "rust doctests (README snippets included)" cargo test --workspace --doc
 run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 
@@ -151,6 +166,7 @@ run_suite "flink (1.20 + 2.x)" mvn_suite java -T1 -B -q -f java/pom.xml \
   -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
 
 echo
+report_disk
 if [ "$failed" -gt 0 ]; then
   echo "failed suites: ${failed_names[*]}"
 fi
