@@ -642,3 +642,75 @@ async fn full_subscription_reads_the_lake_then_the_log() {
     let want: Vec<(i64, String)> = everything.iter().map(|r| (r.0, r.4.to_string())).collect();
     assert_eq!(pairs, want);
 }
+
+/// A full subscription of a lake-enabled log table whose rows are spread over its buckets
+/// (written in several batches, which the writer puts in different buckets): the lake rows come
+/// per bucket, and each bucket gets exactly the rows its log holds (read from each bucket's log
+/// before the lake commit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_subscription_gives_each_bucket_its_own_lake_rows() {
+    use riverlet::scan::{StartupMode, SubscribeRequest};
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("wh");
+    let Some(env) = TestEnv::embedded_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let path = env.path("trades_by_id");
+    let table = create_table(&conn, &path, lake_trades(3)).await;
+    let rows = trades(0..60);
+    for chunk in rows.chunks(10) {
+        write(&table, chunk).await;
+    }
+
+    // Where the log put each row: each bucket's log from its earliest offset.
+    let mut in_log: BTreeMap<i32, Vec<Row>> = BTreeMap::new();
+    for b in 0..3 {
+        let latest = conn
+            .admin()
+            .list_offsets_by_id(
+                table.info().table_id,
+                None,
+                &[b],
+                riverlet::client::OffsetSpec::Latest,
+            )
+            .await
+            .unwrap()[&b];
+        let one = SubscribeRequest {
+            buckets: Some(vec![b]),
+            ..SubscribeRequest::new(StartupMode::Earliest)
+        };
+        let mut sub = table.subscribe_request(&one).await.unwrap();
+        let got = poll_rows(&mut sub, latest as usize).await;
+        assert!(got.iter().all(|r| r.0 == b));
+        if !got.is_empty() {
+            in_log.insert(b, sorted(got.into_iter().map(|r| r.2).collect()));
+        }
+    }
+    assert!(in_log.len() > 1, "the batches spread the rows: {in_log:?}");
+    assert_eq!(
+        sorted(in_log.values().flatten().cloned().collect()),
+        expected(&rows)
+    );
+
+    env.server.as_ref().unwrap().commit_lake().unwrap();
+    let mut sub = table
+        .subscribe_request(&SubscribeRequest::new(StartupMode::Full))
+        .await
+        .unwrap();
+    let mut from_lake: BTreeMap<i32, Vec<Row>> = BTreeMap::new();
+    for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+        assert_eq!(
+            cb.first_offset, -1,
+            "lake rows only: the log has nothing after them"
+        );
+        from_lake
+            .entry(cb.bucket)
+            .or_default()
+            .extend(trades_of(&[cb.batch]));
+    }
+    for v in from_lake.values_mut() {
+        v.sort();
+    }
+    assert_eq!(from_lake, in_log);
+}

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::Connection;
-use crate::metadata::table::{keys, split_system_suffix};
+use crate::metadata::table::{keys, split_table_name, ViewKind};
 use crate::metadata::{DataType, Schema, TableInfo, TablePath};
 use crate::{Error, ErrorKind, Result};
 
@@ -25,25 +25,32 @@ pub enum TableView {
 }
 
 impl TableView {
-    /// The table a path names and the view of it: `db.t$lake` is (`db.t`, `Lake`).
+    /// The table a path names and the view of it, by [`split_table_name`]: `db.t$lake` is
+    /// (`db.t`, `Lake`). Any other name (a plain one, a `$changelog` one, which the core reads
+    /// as a form of read and does not open, or one that is only a suffix) is the table itself.
     pub fn split(path: &TablePath) -> (TablePath, TableView) {
-        match split_system_suffix(&path.table) {
-            (base, Some("$lake")) => (TablePath::new(&path.database, base), TableView::Lake),
-            (base, Some(_)) => (
+        match split_table_name(&path.table) {
+            Ok((base, ViewKind::Lake)) => (TablePath::new(&path.database, base), TableView::Lake),
+            Ok((base, ViewKind::LakeSnapshots)) => (
                 TablePath::new(&path.database, base),
                 TableView::LakeSnapshots,
             ),
-            (_, None) => (path.clone(), TableView::Table),
+            _ => (path.clone(), TableView::Table),
+        }
+    }
+
+    /// The kind of name this view is opened by.
+    pub fn kind(self) -> ViewKind {
+        match self {
+            TableView::Table => ViewKind::Table,
+            TableView::Lake => ViewKind::Lake,
+            TableView::LakeSnapshots => ViewKind::LakeSnapshots,
         }
     }
 
     /// The suffix of the view's name (`""`, `$lake`, `$lake$snapshots`).
     pub fn suffix(self) -> &'static str {
-        match self {
-            TableView::Table => "",
-            TableView::Lake => "$lake",
-            TableView::LakeSnapshots => "$lake$snapshots",
-        }
+        self.kind().suffix()
     }
 
     /// The schema of this view of table `info`, in Fluss types (Fluss's system tables): the

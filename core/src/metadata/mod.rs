@@ -18,4 +18,4 @@ pub use table::{
     parse_duration_ms, ArrowCompressionType, DeleteBehavior, KvFormat, LogFormat, MergeEngine,
     PartitionSpec, TableDescriptor, TableDescriptorBuilder, TableInfo, TableOptions, TablePath,
 };
-pub use table::{validate_database_name, validate_table_name};
+pub use table::{split_table_name, validate_database_name, validate_table_name, ViewKind};

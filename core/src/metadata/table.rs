@@ -134,7 +134,7 @@ impl TablePath {
         }
         // `t$lake` and `t$lake$snapshots` name the lake views of table `t` (Fluss's system
         // tables); the name checked is the table's own.
-        let (base, _) = split_system_suffix(table);
+        let base = opened_table_name(table)?;
         if let Some(why) = detect_invalid_name(base) {
             return Err(Error::invalid(format!(
                 "Table name {table} is invalid: {why}"
@@ -152,7 +152,7 @@ impl TablePath {
     /// [`TablePath::validate`] of a path a table is opened by, which may name a lake view
     /// (`t$lake`, `t$lake$snapshots`): the table's own name is checked.
     pub fn validate_readable(&self) -> Result<()> {
-        let (base, _) = split_system_suffix(&self.table);
+        let base = opened_table_name(&self.table)?;
         TablePath::new(self.database.as_str(), base).validate()
     }
 
@@ -162,18 +162,82 @@ impl TablePath {
     }
 }
 
-/// The system-table suffixes a table name may end with, longest first: `$lake$snapshots`
-/// (the lake's snapshots) and `$lake` (the lake's rows).
-pub const SYSTEM_TABLE_SUFFIXES: &[&str] = &["$lake$snapshots", "$lake"];
+/// What a table name names: the table itself or one of its views (Fluss's virtual tables),
+/// by the name's suffix. [`split_table_name`] is the one rule of these names for the core and
+/// every binding and engine on it.
+///
+/// `$changelog` is here although [`crate::client::Connection::table`] does not open it: the
+/// core has the changelog as a form of read of the table (`ReadRequest::changelog`, whose
+/// `_change_type`, `_log_offset`, `_commit_timestamp` columns are those of Fluss's
+/// `t$changelog`), not as a handle of its own, so the engines that show it as a table (the Flink
+/// catalog, `riverlet-sql`) read table `t` in that form. The name rule is still one rule, so it
+/// lives here with the lake views', which the core does open ([`ViewKind::is_lake_view`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewKind {
+    /// The table (`t`, no suffix).
+    Table,
+    /// The table's changelog (`t$changelog`): every change with its type, offset and commit
+    /// time; read as table `t` with the changelog form.
+    Changelog,
+    /// The rows of the table's latest lake snapshot (`t$lake`).
+    Lake,
+    /// One row per lake snapshot of the table (`t$lake$snapshots`).
+    LakeSnapshots,
+}
 
-/// `name` without a [`SYSTEM_TABLE_SUFFIXES`] suffix, and the suffix (None: a plain name).
-pub fn split_system_suffix(name: &str) -> (&str, Option<&'static str>) {
-    for suffix in SYSTEM_TABLE_SUFFIXES {
-        if let Some(base) = name.strip_suffix(suffix) {
-            return (base, Some(suffix));
+impl ViewKind {
+    /// The kinds named by a suffix, in the order names are matched (longest suffix first).
+    pub const SUFFIXED: [ViewKind; 3] =
+        [ViewKind::LakeSnapshots, ViewKind::Lake, ViewKind::Changelog];
+
+    /// The suffix of the kind's names: `""`, `$changelog`, `$lake`, `$lake$snapshots`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ViewKind::Table => "",
+            ViewKind::Changelog => "$changelog",
+            ViewKind::Lake => "$lake",
+            ViewKind::LakeSnapshots => "$lake$snapshots",
         }
     }
-    (name, None)
+
+    /// Whether this is a lake view (`$lake`, `$lake$snapshots`), which
+    /// [`crate::client::Connection::table`] opens itself as a read-only, bounded view of its
+    /// table.
+    pub fn is_lake_view(self) -> bool {
+        matches!(self, ViewKind::Lake | ViewKind::LakeSnapshots)
+    }
+}
+
+/// Splits a table name into the name of the table it belongs to and what it names of that
+/// table: `orders` is (`orders`, `Table`), `orders$changelog` (`orders`, `Changelog`),
+/// `orders$lake` (`orders`, `Lake`), `orders$lake$snapshots` (`orders`, `LakeSnapshots`).
+/// Only the last suffix is taken (`t$changelog$lake` is the lake view of `t$changelog`); the
+/// table's name is not validated here ([`validate_table_name`]). A name that is only a suffix
+/// (`$lake`) names no table: an `InvalidArgument` error naming it.
+pub fn split_table_name(name: &str) -> Result<(&str, ViewKind)> {
+    for kind in ViewKind::SUFFIXED {
+        if let Some(base) = name.strip_suffix(kind.suffix()) {
+            if base.is_empty() {
+                return Err(Error::invalid(format!(
+                    "table name '{name}' is only the view suffix '{}': put the table's name \
+                     before it, e.g. 'orders{}'",
+                    kind.suffix(),
+                    kind.suffix()
+                )));
+            }
+            return Ok((base, kind));
+        }
+    }
+    Ok((name, ViewKind::Table))
+}
+
+/// The name of the table that `name` opens with [`crate::client::Connection::table`]: the
+/// table's own for a lake view, else `name` itself (a `$changelog` name is not opened).
+fn opened_table_name(name: &str) -> Result<&str> {
+    match split_table_name(name)? {
+        (base, kind) if kind.is_lake_view() => Ok(base),
+        _ => Ok(name),
+    }
 }
 
 impl fmt::Display for TablePath {
@@ -963,6 +1027,39 @@ mod tests {
         assert!(TablePath::parse(&format!("db.{}", "x".repeat(200))).is_ok());
         assert!(TablePath::new("db", "__internal").validate().is_err());
         assert!(TablePath::new("db", "__internal").is_valid());
+    }
+
+    #[test]
+    fn table_name_split() {
+        let cases = [
+            ("orders", "orders", ViewKind::Table),
+            ("orders$changelog", "orders", ViewKind::Changelog),
+            ("orders$lake", "orders", ViewKind::Lake),
+            ("orders$lake$snapshots", "orders", ViewKind::LakeSnapshots),
+            // Only the last suffix is the view's.
+            ("t$changelog$lake", "t$changelog", ViewKind::Lake),
+            ("t$lake$changelog", "t$lake", ViewKind::Changelog),
+            ("t$snapshots", "t$snapshots", ViewKind::Table),
+            ("t$lakes", "t$lakes", ViewKind::Table),
+        ];
+        for (name, base, kind) in cases {
+            assert_eq!(split_table_name(name).unwrap(), (base, kind), "{name}");
+            assert_eq!(format!("{base}{}", kind.suffix()), name);
+        }
+        assert!(ViewKind::Lake.is_lake_view() && ViewKind::LakeSnapshots.is_lake_view());
+        assert!(!ViewKind::Table.is_lake_view() && !ViewKind::Changelog.is_lake_view());
+        for name in ["$changelog", "$lake", "$lake$snapshots"] {
+            let e = split_table_name(name).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument, "{name}");
+            assert!(e.message().contains(&format!("'{name}'")), "{e}");
+        }
+        // Paths open lake views, not changelogs; a name that is only a suffix is refused.
+        assert_eq!(TablePath::parse("db.t$lake").unwrap().table, "t$lake");
+        assert!(TablePath::new("db", "t$lake$snapshots")
+            .validate_readable()
+            .is_ok());
+        assert!(TablePath::parse("db.t$changelog").is_err());
+        assert!(TablePath::parse("db.$lake").is_err());
     }
 
     #[test]

@@ -416,7 +416,6 @@ async fn lake_rows(
     schema: &SchemaRef,
     pending: &mut VecDeque<ChangeBatch>,
 ) -> Result<()> {
-    use arrow_array::Array as _;
     use futures::StreamExt as _;
     let bucket_col = crate::lake::SYSTEM_COLUMNS[0];
     let mut fields: Vec<arrow_schema::FieldRef> = schema.fields().iter().cloned().collect();
@@ -431,23 +430,9 @@ async fn lake_rows(
         crate::lake::snapshot_batches(table, Some(snapshot_id), Some(buckets), &target, &name)
             .await?;
     let n_out = out_cols.len();
-    let out_pos: Vec<usize> = (0..n_out).collect();
+    let split = BucketSplit::new(buckets);
     while let Some(b) = lake.next().await {
-        let b = b?;
-        let ids = b
-            .column(n_out)
-            .as_any()
-            .downcast_ref::<arrow_array::Int32Array>()
-            .ok_or_else(|| Error::invalid(format!("{name}: lake rows without INT {bucket_col}")))?
-            .clone();
-        for &bucket in buckets {
-            let mask: arrow_array::BooleanArray =
-                ids.iter().map(|v| Some(v == Some(bucket))).collect();
-            if mask.true_count() == 0 {
-                continue;
-            }
-            let rows = arrow_select::filter::filter_record_batch(&b, &mask)?;
-            let rows = project_cols(&rows, &out_pos, schema)?;
+        for (bucket, rows) in split.split(&b?, n_out, schema, &name)? {
             pending.push_back(ChangeBatch {
                 partition_id: None,
                 partition_name: None,
@@ -460,6 +445,77 @@ async fn lake_rows(
         }
     }
     Ok(())
+}
+
+/// Splits lake batches by their `__bucket` column among subscribed buckets, in one pass over
+/// the column per batch.
+#[cfg(feature = "lake")]
+struct BucketSplit<'a> {
+    /// The subscribed buckets, in the order their batches are returned.
+    buckets: &'a [i32],
+    /// The slot of each subscribed bucket (its first place in `buckets`).
+    slot_of: std::collections::HashMap<i32, usize>,
+}
+
+#[cfg(feature = "lake")]
+impl<'a> BucketSplit<'a> {
+    fn new(buckets: &'a [i32]) -> Self {
+        let mut slot_of = std::collections::HashMap::new();
+        for (i, &bucket) in buckets.iter().enumerate() {
+            slot_of.entry(bucket).or_insert(i);
+        }
+        BucketSplit { buckets, slot_of }
+    }
+
+    /// The rows of `batch` of each subscribed bucket that has any, in `buckets` order, each
+    /// in batch order and with the first `n_out` columns as `schema`; column `n_out` is the
+    /// INT bucket (rows with a null or an unsubscribed bucket are left out). `name` names the
+    /// table in errors.
+    fn split(
+        &self,
+        batch: &RecordBatch,
+        n_out: usize,
+        schema: &SchemaRef,
+        name: &str,
+    ) -> Result<Vec<(i32, RecordBatch)>> {
+        use arrow_array::Array as _;
+        let bucket_col = crate::lake::SYSTEM_COLUMNS[0];
+        let ids = batch
+            .columns()
+            .get(n_out)
+            .and_then(|c| c.as_any().downcast_ref::<arrow_array::Int32Array>())
+            .ok_or_else(|| Error::invalid(format!("{name}: lake rows without INT {bucket_col}")))?;
+        let n = batch.num_rows();
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); self.buckets.len()];
+        for (row, id) in ids.iter().enumerate() {
+            if let Some(&slot) = id.and_then(|id| self.slot_of.get(&id)) {
+                let row = u32::try_from(row).map_err(|_| {
+                    Error::invalid(format!("{name}: a lake batch of {n} rows is too long"))
+                })?;
+                groups[slot].push(row);
+            }
+        }
+        let out_pos: Vec<usize> = (0..n_out).collect();
+        let projected = project_cols(batch, &out_pos, schema)?;
+        let mut out = Vec::new();
+        for &bucket in self.buckets {
+            let Some(rows) = self.slot_of.get(&bucket).and_then(|&s| groups.get(s)) else {
+                continue;
+            };
+            if rows.is_empty() {
+                continue;
+            }
+            // A batch of one bucket (a lake data file holds one bucket's rows) is taken whole.
+            let rows = if rows.len() == n {
+                projected.clone()
+            } else {
+                let indices = arrow_array::UInt32Array::from_iter_values(rows.iter().copied());
+                arrow_select::take::take_record_batch(&projected, &indices)?
+            };
+            out.push((bucket, rows));
+        }
+        Ok(out)
+    }
 }
 
 fn project_cols(batch: &RecordBatch, cols: &[usize], schema: &SchemaRef) -> Result<RecordBatch> {
@@ -508,5 +564,118 @@ mod deadline_tests {
         let d = Deadline::after(Duration::ZERO);
         assert!(d.passed());
         assert_eq!(d.remaining(), Duration::ZERO);
+    }
+}
+
+#[cfg(all(test, feature = "lake"))]
+mod bucket_split_tests {
+    use super::*;
+    use arrow_array::{Array as _, Int32Array, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+
+    fn out_schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("name", DataType::Utf8, true),
+        ]))
+    }
+
+    /// A lake batch: `id` i, `name` "n{i}" (null for every third row), `__bucket` as given.
+    fn lake_batch(buckets: &[Option<i32>]) -> RecordBatch {
+        let mut fields: Vec<Field> = out_schema()
+            .fields()
+            .iter()
+            .map(|f| (**f).clone())
+            .collect();
+        fields.push(Field::new("__bucket", DataType::Int32, true));
+        let n = buckets.len() as i64;
+        RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            vec![
+                Arc::new(Int64Array::from_iter_values(0..n)),
+                Arc::new(StringArray::from_iter(
+                    (0..n).map(|i| (i % 3 != 0).then(|| format!("n{i}"))),
+                )),
+                Arc::new(Int32Array::from(buckets.to_vec())),
+            ],
+        )
+        .unwrap()
+    }
+
+    /// (id, name) of each row.
+    fn rows(b: &RecordBatch) -> Vec<(i64, Option<String>)> {
+        let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        let names = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+        (0..b.num_rows())
+            .map(|i| {
+                (
+                    ids.value(i),
+                    names.is_valid(i).then(|| names.value(i).to_string()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_subscribed_bucket_gets_its_rows_in_batch_order() {
+        let ids = [
+            Some(2),
+            Some(0),
+            None,
+            Some(1),
+            Some(2),
+            Some(5),
+            Some(0),
+            Some(2),
+        ];
+        let batch = lake_batch(&ids);
+        let all = rows(&project_cols(&batch, &[0, 1], &out_schema()).unwrap());
+        let subscribed = [2, 0, 7, 2];
+        let got = BucketSplit::new(&subscribed)
+            .split(&batch, 2, &out_schema(), "db.t")
+            .unwrap();
+        // Expected from the input: each subscribed bucket with rows, in subscription order
+        // (a bucket listed twice comes twice), its rows in batch order.
+        let mut want = Vec::new();
+        for b in subscribed {
+            let mine: Vec<_> = (0..ids.len())
+                .filter(|&i| ids[i] == Some(b))
+                .map(|i| all[i].clone())
+                .collect();
+            if !mine.is_empty() {
+                want.push((b, mine));
+            }
+        }
+        let got: Vec<_> = got
+            .iter()
+            .map(|(b, r)| {
+                assert_eq!(r.schema(), out_schema());
+                (*b, rows(r))
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [2, 0, 2]);
+        assert!(batch.column(1).null_count() > 0);
+
+        // A batch of one bucket comes whole.
+        let one = lake_batch(&[Some(1); 5]);
+        let got = BucketSplit::new(&[0, 1])
+            .split(&one, 2, &out_schema(), "db.t")
+            .unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, 1);
+        assert_eq!(
+            rows(&got[0].1),
+            rows(&project_cols(&one, &[0, 1], &out_schema()).unwrap())
+        );
+
+        // No bucket column: an error naming the table and the column.
+        let e = BucketSplit::new(&[0])
+            .split(&one, 3, &out_schema(), "db.t")
+            .unwrap_err();
+        assert!(
+            e.message().contains("db.t") && e.message().contains("__bucket"),
+            "{e}"
+        );
     }
 }

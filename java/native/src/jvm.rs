@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use jni::objects::{GlobalRef, JClass, JObject, JStaticMethodID, JValue};
+use jni::objects::{GlobalRef, JClass, JMethodID, JObject, JStaticMethodID, JValue};
 use jni::signature::ReturnType;
 use jni::sys::{jint, jvalue, JNI_ERR, JNI_VERSION_1_8};
 use jni::{JNIEnv, JavaVM};
@@ -64,6 +64,10 @@ pub struct Cache {
     pub table_info_class: GlobalRef,
     /// `io.riverlet.PartitionInfo`.
     pub partition_info_class: GlobalRef,
+    /// `io.riverlet.TableName`.
+    pub table_name_class: GlobalRef,
+    /// `TableName(String name, String table, int kind)`.
+    pub table_name_ctor: JMethodID,
 }
 
 static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -87,6 +91,12 @@ fn build_cache(env: &mut JNIEnv<'_>, vm: JavaVM) -> jni::errors::Result<Cache> {
         "fromNative",
         "(Ljava/lang/String;ILjava/lang/String;Ljava/lang/String;)Lio/riverlet/RiverletException;",
     )?;
+    let table_name_class = global_class(env, "io/riverlet/TableName")?;
+    let table_name_ctor = env.get_method_id(
+        <&JClass>::from(table_name_class.as_obj()),
+        "<init>",
+        "(Ljava/lang/String;Ljava/lang/String;I)V",
+    )?;
     Ok(Cache {
         vm,
         exception_class,
@@ -95,6 +105,8 @@ fn build_cache(env: &mut JNIEnv<'_>, vm: JavaVM) -> jni::errors::Result<Cache> {
         object_class: global_class(env, "java/lang/Object")?,
         table_info_class: global_class(env, "io/riverlet/TableInfo")?,
         partition_info_class: global_class(env, "io/riverlet/PartitionInfo")?,
+        table_name_class,
+        table_name_ctor,
     })
 }
 

@@ -10,7 +10,7 @@
 //! Modules: [`jvm`] (the boundary: cached classes, exceptions, `catch_unwind`), [`handles`]
 //! (native objects behind Java `long`s), [`convert`] (Java values and Arrow C structs),
 //! [`connection`], [`admin`], [`table`] (writes, lookups), [`read`] (scan, count, subscribe),
-//! [`server`] (the embedded server).
+//! [`names`] (table names and their views), [`server`] (the embedded server).
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -21,6 +21,7 @@ pub mod connection;
 pub mod convert;
 pub mod handles;
 pub mod jvm;
+pub mod names;
 pub mod read;
 pub mod server;
 pub mod table;

@@ -95,6 +95,9 @@ final class NativeMethods {
 
   static native long resolveTimeBound(TimeBound bound, String zone);
 
+  // Names.
+  static native TableName tableName(String name);
+
   static native String[] lookupColumns(long table, boolean prefix);
 
   static native void lookup(

@@ -12,7 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import io.riverlet.flink.catalog.FlussCatalog;
+import io.riverlet.TableName;
+import io.riverlet.ViewKind;
 import io.riverlet.flink.sink.FlussTableSink;
 import io.riverlet.flink.source.FlussTableSource;
 import io.riverlet.flink.source.ReadSpec;
@@ -76,15 +77,18 @@ public class FlussTableFactory implements DynamicTableSourceFactory, DynamicTabl
             this.options = ctx.getCatalogTable().getOptions();
             this.config = Configuration.fromMap(options);
             ObjectIdentifier id = ctx.getObjectIdentifier();
-            String name = id.getObjectName();
+            // The core splits the name: t$changelog reads table t in the changelog form;
+            // t$lake and t$lake$snapshots keep their names, the core opens them as views.
+            TableName split = TableName.of(id.getObjectName());
+            String name = split.name();
             boolean cl = "true".equals(options.get(FlussOptions.CHANGELOG_MARKER));
-            if (name.endsWith(FlussCatalog.CHANGELOG_SUFFIX)) {
-                name = name.substring(0, name.length() - FlussCatalog.CHANGELOG_SUFFIX.length());
+            if (split.kind() == ViewKind.CHANGELOG) {
+                name = split.table();
                 cl = true;
+                split = TableName.of(name);
             }
             this.changelog = cl;
-            // t$lake and t$lake$snapshots keep their names: the core opens them as views.
-            this.lakeView = FlussCatalog.isLakeView(name);
+            this.lakeView = split.kind().isLakeView();
             String bootstrap = options.get(FlussOptions.BOOTSTRAP_SERVERS.key());
             if (bootstrap == null || bootstrap.trim().isEmpty()) {
                 throw new ValidationException("table " + id.asSummaryString()

@@ -6,6 +6,7 @@ import io.riverlet.DatabaseNotFoundException;
 import io.riverlet.NotFoundException;
 import io.riverlet.TableAlreadyExistsException;
 import io.riverlet.TableDescriptor;
+import io.riverlet.TableName;
 import io.riverlet.TableNotFoundException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -167,8 +168,7 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
     String path = path(ident);
-    String base = baseName(ident.name());
-    if (!base.equals(ident.name())) {
+    if (isLakeView(ident)) {
       return loadLakeView(ident, path);
     }
     try (Admin a = admin()) {
@@ -178,20 +178,13 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
     }
   }
 
-  /** Suffix of the lake view of a lake-enabled table (the rows of its latest lake snapshot). */
-  public static final String LAKE_SUFFIX = "$lake";
-
-  /** Suffix of the lake snapshots view of a lake-enabled table (one row per lake commit). */
-  public static final String LAKE_SNAPSHOTS_SUFFIX = "$lake$snapshots";
-
-  /** The table a lake view name belongs to ({@code name} itself for a table). */
-  static String baseName(String name) {
-    for (String suffix : new String[] {LAKE_SNAPSHOTS_SUFFIX, LAKE_SUFFIX}) {
-      if (name.endsWith(suffix)) {
-        return name.substring(0, name.length() - suffix.length());
-      }
-    }
-    return name;
+  /**
+   * Whether {@code ident} names a lake view ({@code t$lake}, {@code t$lake$snapshots}), by the
+   * core's split of table names ({@link TableName}). Spark has no {@code $changelog} table: such
+   * a name is a table name like any other here.
+   */
+  static boolean isLakeView(Identifier ident) {
+    return TableName.of(ident.name()).kind().isLakeView();
   }
 
   /**
@@ -306,7 +299,7 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
    */
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
-    if (!baseName(ident.name()).equals(ident.name())) {
+    if (isLakeView(ident)) {
       throw new UnsupportedOperationException("the lake view " + ident.name() + " is read-only");
     }
     String path = path(ident);
@@ -344,9 +337,10 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public boolean dropTable(Identifier ident) {
-    if (!baseName(ident.name()).equals(ident.name())) {
+    TableName name = TableName.of(ident.name());
+    if (name.kind().isLakeView()) {
       throw new UnsupportedOperationException(
-          "'" + ident.name() + "' is a lake view of table '" + baseName(ident.name())
+          "'" + ident.name() + "' is a lake view of table '" + name.table()
               + "' and cannot be dropped");
     }
     String path;

@@ -15,6 +15,8 @@ import io.riverlet.PartitionInfo;
 import io.riverlet.RiverletException;
 import io.riverlet.TableDescriptor;
 import io.riverlet.TableInfo;
+import io.riverlet.TableName;
+import io.riverlet.ViewKind;
 import io.riverlet.flink.FlussOptions;
 import io.riverlet.flink.FlussTableFactory;
 import io.riverlet.flink.row.FlinkArrowTypes;
@@ -55,35 +57,10 @@ import org.apache.flink.table.factories.Factory;
  * them (bootstrap servers, client options). {@code <table>$changelog} is a virtual read-only
  * table: {@code _change_type}, {@code _log_offset}, {@code _commit_timestamp}, then the columns.
  * A lake-enabled table also has the bounded, read-only views {@code <table>$lake} and
- * {@code <table>$lake$snapshots}, with the columns the core gives them.
+ * {@code <table>$lake$snapshots}, with the columns the core gives them. The core splits these
+ * names into table and view ({@link TableName}).
  */
 public class FlussCatalog extends AbstractCatalog {
-
-    /** Suffix of the changelog virtual table. */
-    public static final String CHANGELOG_SUFFIX = "$changelog";
-
-    /** Suffix of the lake view of a lake-enabled table (the rows of its latest lake snapshot). */
-    public static final String LAKE_SUFFIX = "$lake";
-
-    /** Suffix of the lake snapshots view of a lake-enabled table (one row per lake commit). */
-    public static final String LAKE_SNAPSHOTS_SUFFIX = "$lake$snapshots";
-
-    /**
-     * Whether {@code name} is a lake view ({@code t$lake} or {@code t$lake$snapshots}): the core
-     * opens those names itself; Flink reads them as bounded, read-only tables.
-     */
-    public static boolean isLakeView(String name) {
-        return name.endsWith(LAKE_SUFFIX) || name.endsWith(LAKE_SNAPSHOTS_SUFFIX);
-    }
-
-    private static String baseName(String name) {
-        for (String suffix : new String[] {CHANGELOG_SUFFIX, LAKE_SNAPSHOTS_SUFFIX, LAKE_SUFFIX}) {
-            if (name.endsWith(suffix)) {
-                return name.substring(0, name.length() - suffix.length());
-            }
-        }
-        return name;
-    }
 
     private final String bootstrapServers;
     private final Map<String, String> clientOptions;
@@ -204,12 +181,12 @@ public class FlussCatalog extends AbstractCatalog {
 
     @Override
     public CatalogBaseTable getTable(ObjectPath tablePath) throws TableNotExistException {
-        String name = tablePath.getObjectName();
-        if (isLakeView(name)) {
+        TableName name = TableName.of(tablePath.getObjectName());
+        if (name.kind().isLakeView()) {
             return toLakeViewTable(tablePath);
         }
-        boolean changelog = name.endsWith(CHANGELOG_SUFFIX);
-        ObjectPath basePath = new ObjectPath(tablePath.getDatabaseName(), baseName(name));
+        boolean changelog = name.kind() == ViewKind.CHANGELOG;
+        ObjectPath basePath = new ObjectPath(tablePath.getDatabaseName(), name.table());
         TableInfo info;
         try {
             info = admin().getTableInfo(path(basePath));
@@ -221,15 +198,16 @@ public class FlussCatalog extends AbstractCatalog {
 
     @Override
     public boolean tableExists(ObjectPath tablePath) throws CatalogException {
-        return admin().tableExists(tablePath.getDatabaseName() + "." + baseName(tablePath.getObjectName()));
+        return admin().tableExists(
+                tablePath.getDatabaseName() + "." + TableName.of(tablePath.getObjectName()).table());
     }
 
     @Override
     public void dropTable(ObjectPath tablePath, boolean ignoreIfNotExists)
             throws TableNotExistException {
-        String name = tablePath.getObjectName();
-        if (!name.equals(baseName(name))) {
-            throw new ValidationException("'" + name + "' is a view of table '" + baseName(name)
+        TableName name = TableName.of(tablePath.getObjectName());
+        if (name.isView()) {
+            throw new ValidationException("'" + name.name() + "' is a view of table '" + name.table()
                     + "' and cannot be dropped");
         }
         if (!tableExists(tablePath)) {

@@ -73,11 +73,12 @@ public final class ReadSpec implements Serializable {
     }
 
     /**
-     * Whether the table is a lake view ({@code t$lake}, {@code t$lake$snapshots}): one split
-     * reads the whole view (the core takes no bucket selection for it).
+     * Whether the table is a lake view ({@code t$lake}, {@code t$lake$snapshots}, by the core's
+     * split of table names): one split reads the whole view (the core takes no bucket selection
+     * for it).
      */
     boolean lakeView() {
-        return io.riverlet.flink.catalog.FlussCatalog.isLakeView(connection.table());
+        return io.riverlet.TableName.of(connection.table()).kind().isLakeView();
     }
 
     /** Number of change columns in front of the table's columns in {@link #tableRowType}. */
