@@ -8,14 +8,11 @@ use async_trait::async_trait;
 use datafusion::catalog::{CatalogProvider, SchemaProvider, TableProvider};
 use datafusion::error::{DataFusionError, Result as DfResult};
 use riverlet::client::Connection;
-use riverlet::metadata::TablePath;
+use riverlet::metadata::{split_table_name, TablePath, ViewKind};
 use riverlet::ErrorKind;
 
 use crate::core_err;
 use crate::provider::{FlussTable, View};
-
-/// The suffix that names a table's changelog, as in Fluss (`orders$changelog`).
-pub const CHANGELOG_SUFFIX: &str = "$changelog";
 
 /// Runs `fut` from one of DataFusion's synchronous catalog calls (listing names).
 ///
@@ -84,9 +81,10 @@ pub async fn open_table(
     database: &str,
     name: &str,
 ) -> DfResult<Option<FlussTable>> {
-    let (table, view) = match name.strip_suffix(CHANGELOG_SUFFIX) {
-        Some(t) => (t, View::Changelog),
-        None => (name, View::Latest),
+    // The core opens lake views by their full name; a changelog is a way of reading the table.
+    let (table, view) = match split_table_name(name).map_err(core_err)? {
+        (t, ViewKind::Changelog) => (t, View::Changelog),
+        _ => (name, View::Latest),
     };
     match conn.table(&TablePath::new(database, table)).await {
         Ok(t) => FlussTable::new(t, view).map(Some),
@@ -114,7 +112,10 @@ impl SchemaProvider for FlussDatabase {
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        let table = name.strip_suffix(CHANGELOG_SUFFIX).unwrap_or(name);
+        // A view exists when its table does.
+        let Ok((table, _)) = split_table_name(name) else {
+            return false;
+        };
         wait(
             self.conn
                 .admin()
