@@ -546,10 +546,32 @@ impl WriterTask {
                 None => {
                     let kind = self.config.no_key_assigner;
                     let buckets = self.buckets;
-                    self.assigners
+                    let batch_size = self.config.batch_size;
+                    let assigner = self
+                        .assigners
                         .entry(partition_id)
-                        .or_insert_with(|| BucketAssigner::new(kind, buckets))
-                        .assign()
+                        .or_insert_with(|| BucketAssigner::new(kind, buckets));
+                    let b = assigner.assign();
+                    // As Fluss's sticky assigner: a write that would open a new batch because
+                    // the bucket's open batch has no room for it moves to another bucket (a
+                    // batch rarely fills to exactly `batch_size`, so waiting for that would
+                    // keep a whole large write in one bucket).
+                    let no_room = self
+                        .queues
+                        .get(&(partition_id, b))
+                        .and_then(|q| q.batches.back())
+                        .is_some_and(|open| {
+                            !open.full
+                                && open.payload.is_some()
+                                && open.bytes > 0
+                                && open.bytes + piece.size > batch_size
+                        });
+                    if no_room {
+                        assigner.on_new_batch(b);
+                        assigner.assign()
+                    } else {
+                        b
+                    }
                 }
             };
             let became_full = self.append_piece((partition_id, bucket), piece, tracker.clone());
