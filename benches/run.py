@@ -174,10 +174,11 @@ def generate(path: Path, rows: int) -> dict:
 class Server:
     """The embedded server, release build, `--fsync never`, on a fresh data dir."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, extra_args: tuple[str, ...] = ()):
         self.data_dir = data_dir
         self.proc = subprocess.Popen(
-            [str(SERVER_BIN), "--data-dir", str(data_dir), "--port", "0", "--fsync", "never"],
+            [str(SERVER_BIN), "--data-dir", str(data_dir), "--port", "0", "--fsync", "never",
+             *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             text=True, start_new_session=True,
         )

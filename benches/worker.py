@@ -337,6 +337,13 @@ def riverlet_main(spec: dict) -> dict:
             out["seconds"] = time.perf_counter() - t0
             out["timed_cpu_s"] = time.process_time() - c0
             out["rows"] = data.num_rows
+            if spec.get("metrics"):
+                # the writer's and the connection's metrics (benches/profile.py --waits)
+                out["metrics"] = [
+                    m for m in riverlet.metrics()
+                    if m["name"].startswith("riverlet_client_writer")
+                    or m["labels"].get("api") in ("PRODUCE_LOG", "PUT_KV")
+                ]
             if not spec.get("keep"):
                 conn.drop_table(spec["table"], if_exists=True)
         elif op == "upsert":

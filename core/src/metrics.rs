@@ -30,6 +30,26 @@ pub const CLIENT_BYTES_RECEIVED: &str = "riverlet_client_bytes_received_total";
 pub const CLIENT_WRITER_BUFFERED_BYTES: &str = "riverlet_client_writer_buffered_bytes";
 /// Write batches sent and not yet acknowledged, over all writers (gauge).
 pub const CLIENT_WRITER_IN_FLIGHT_BATCHES: &str = "riverlet_client_writer_in_flight_batches";
+/// Produce / put requests sent by writers, by `api` (counter; with
+/// [`CLIENT_WRITER_REQUEST_BATCHES`], the batches carried per request).
+pub const CLIENT_WRITER_REQUESTS: &str = "riverlet_client_writer_requests_total";
+/// Batches carried by writers' produce / put requests, by `api` (counter).
+pub const CLIENT_WRITER_REQUEST_BATCHES: &str = "riverlet_client_writer_request_batches_total";
+/// Encoded batch bytes carried by writers' produce / put requests, by `api` (counter).
+pub const CLIENT_WRITER_REQUEST_BYTES: &str = "riverlet_client_writer_request_bytes_total";
+/// Time from sending a write batch to its answer (histogram, seconds; its sum over the wall
+/// time is the mean number of batches in flight).
+pub const CLIENT_WRITER_BATCH_IN_FLIGHT_SECONDS: &str =
+    "riverlet_client_writer_batch_in_flight_seconds";
+/// Time a caller waited for room in a writer's buffer (`buffer_memory`), recorded for each
+/// write that had to wait (histogram, seconds).
+pub const CLIENT_WRITER_BUFFER_WAIT_SECONDS: &str = "riverlet_client_writer_buffer_wait_seconds";
+/// Time one write batch took to encode (Arrow IPC and compression, or KV records) on the
+/// blocking pool (histogram, seconds).
+pub const CLIENT_WRITER_ENCODE_SECONDS: &str = "riverlet_client_writer_encode_seconds";
+/// Time a writer's task slept, by what it was waiting for (`on`: `writes` when nothing was
+/// being encoded or in flight, `encoding`, `acks`, `encoding_and_acks`) (histogram, seconds).
+pub const CLIENT_WRITER_TASK_WAIT_SECONDS: &str = "riverlet_client_writer_task_wait_seconds";
 /// Log batches the server left out of scans by their statistics (filter pushdown), as the
 /// server reported them, by `table` (`db.table`) (counter).
 pub const CLIENT_SCAN_SKIPPED_BATCHES: &str = "riverlet_client_scan_skipped_batches_total";
@@ -40,6 +60,9 @@ pub const SERVER_FETCH_SKIPPED_BATCHES: &str = "riverlet_server_fetch_skipped_ba
 pub const SERVER_REQUESTS: &str = "riverlet_server_requests_total";
 /// Requests the server answered with an error, by `api` and `code` (counter).
 pub const SERVER_REQUEST_ERRORS: &str = "riverlet_server_request_errors_total";
+/// Time a request waited on the server between being read from its connection and being
+/// handled, by `api` (histogram, seconds).
+pub const SERVER_REQUEST_QUEUED_SECONDS: &str = "riverlet_server_request_queued_seconds";
 /// Time the server took to handle a request, by `api` (histogram, seconds).
 pub const SERVER_REQUEST_SECONDS: &str = "riverlet_server_request_seconds";
 /// Request bytes the server received (counter).

@@ -190,6 +190,45 @@ async fn round_robin_spreads_and_sticky_sticks() {
     assert_eq!(offsets.values().sum::<i64>(), 10);
 }
 
+/// A large write into a keyless table is cut into pieces that rarely fill a batch to exactly
+/// `batch_size`; as Fluss's sticky assigner, a piece that does not fit in its bucket's open
+/// batch moves the writer to another bucket instead of opening a second batch in the same one.
+#[tokio::test]
+async fn sticky_moves_to_another_bucket_when_the_open_batch_is_out_of_room() {
+    let env = TestEnv::new();
+    let big = batch(0..1000);
+    // The writer cuts a batch into pieces of per_row * (batch_size / per_row) bytes: with this
+    // batch size every piece holds 50 rows, is smaller than a batch, and two never fit in one.
+    let per_row = big.get_array_memory_size() / big.num_rows();
+    assert!(per_row >= 2, "{per_row}");
+    let mut config = env.config();
+    config.writer.batch_size = per_row * 50 + per_row / 2;
+    let conn = Connection::connect(config).await.unwrap();
+    let path = env.path("sticky_room");
+    let d = TableDescriptor::builder(log_schema())
+        .distributed_by(Some(3), Vec::<String>::new())
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &path, d).await;
+    let w = table.new_append_writer().unwrap();
+    w.append_batch(&big).await.unwrap();
+    w.flush().await.unwrap();
+
+    let offsets = conn
+        .admin()
+        .list_offsets(&path, None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap();
+    // Consecutive pieces go to different buckets, so more than one bucket holds rows, and
+    // every bucket holds whole pieces.
+    let non_empty = offsets.values().filter(|o| **o > 0).count();
+    assert!(non_empty >= 2, "{offsets:?}");
+    assert!(offsets.values().all(|o| o % 50 == 0), "{offsets:?}");
+    assert_eq!(offsets.values().sum::<i64>(), 1000);
+    let rows = fetch_all(&conn, &table, None).await;
+    assert_eq!(ids_of(&rows), (0..1000).collect::<Vec<_>>());
+}
+
 #[tokio::test]
 async fn bucket_key_routes_by_hash() {
     let env = TestEnv::new();

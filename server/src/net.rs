@@ -153,6 +153,7 @@ where
             _ = shutdown.changed() => break Ok(()),
             f = frame::read_frame(&mut rd, max) => f,
         };
+        let received = std::time::Instant::now();
         let frame = match frame {
             Ok(Some(f)) => {
                 metrics::counter!(riverlet::metrics::SERVER_BYTES_RECEIVED)
@@ -213,6 +214,7 @@ where
             api_version: header.api_version,
             request_id,
             body,
+            received,
         };
         if matches!(key, ApiKey::ProduceLog | ApiKey::PutKv) {
             if writes_tx.send((job, permit)).is_err() {
@@ -242,6 +244,8 @@ struct Job {
     api_version: i16,
     request_id: i32,
     body: Bytes,
+    /// When its frame was read off the connection.
+    received: std::time::Instant,
 }
 
 impl Job {
@@ -251,6 +255,8 @@ impl Job {
         let id = self.request_id;
         let api = self.key.name();
         let started = std::time::Instant::now();
+        metrics::histogram!(m::SERVER_REQUEST_QUEUED_SECONDS, "api" => api)
+            .record(started.duration_since(self.received).as_secs_f64());
         let out = match server.handle(self.key, self.api_version, self.body).await {
             Ok(b) => success_or_error_frame(id, &b),
             Err(e) => {

@@ -245,6 +245,61 @@ async fn idempotent_writes_are_deduplicated() {
     srv.shutdown().unwrap();
 }
 
+/// Produce requests in flight together on one connection are appended in the order they
+/// arrived: large requests interleaved with small ones keep their places, so every sequence
+/// number is accepted and the log holds the rows in request order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn produce_requests_in_flight_on_one_connection_are_appended_in_arrival_order() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    let dir = tempfile::tempdir().unwrap();
+    let srv = start(config(dir.path()));
+    let conn = connect(&srv.bootstrap_servers()).await;
+    let tid = create_table(&conn, "pipelined", log_schema(), 1, &[]).await;
+    let w = conn
+        .request(&InitWriterRequest { table_path: vec![] })
+        .await
+        .unwrap()
+        .writer_id;
+    let mut expected_ids = Vec::new();
+    let mut expected_bases = Vec::new();
+    let mut batches = Vec::new();
+    for seq in 0..12 {
+        let n = if seq % 2 == 0 { 20_000 } else { 1 };
+        let first = expected_ids.len() as i32;
+        let ids: Vec<i32> = (first..first + n).collect();
+        expected_bases.push(Ok(first as i64));
+        expected_ids.extend_from_slice(&ids);
+        batches.push(log_batch(&ids, w, seq));
+    }
+    let mut requests: Vec<_> = batches
+        .into_iter()
+        .map(|b| Box::pin(produce(&conn, tid, 0, b)))
+        .collect();
+    // The first poll of a request queues its frame on the connection: poll each once, in
+    // order, so they are all on the wire before any answer is awaited.
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut answers: Vec<Option<Result<i64, (i32, String)>>> = requests
+        .iter_mut()
+        .map(|r| match r.as_mut().poll(&mut cx) {
+            Poll::Ready(a) => Some(a),
+            Poll::Pending => None,
+        })
+        .collect();
+    for (r, a) in requests.into_iter().zip(answers.iter_mut()) {
+        if a.is_none() {
+            *a = Some(r.await);
+        }
+    }
+    let answers: Vec<_> = answers.into_iter().map(Option::unwrap).collect();
+    assert_eq!(answers, expected_bases);
+    let schema = log_schema().to_arrow();
+    let fetched = fetch_all(&conn, tid, 0, 0, &schema).await;
+    assert_eq!(ids_of(&fetched), expected_ids);
+    srv.shutdown().unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn projection_pushdown_returns_only_projected_columns() {
     let dir = tempfile::tempdir().unwrap();

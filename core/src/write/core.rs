@@ -203,11 +203,17 @@ impl WriterHandle {
 
     /// Waits until the buffered bytes are below the memory bound.
     pub(crate) async fn ready(&self) {
+        let mut waited: Option<Instant> = None;
         loop {
             let notified = self.capacity.notified();
             if self.buffered_bytes() < self.buffer_memory || self.tx.is_closed() {
+                if let Some(t) = waited {
+                    metrics::histogram!(crate::metrics::CLIENT_WRITER_BUFFER_WAIT_SECONDS)
+                        .record(t.elapsed().as_secs_f64());
+                }
                 return;
             }
+            waited.get_or_insert_with(Instant::now);
             notified.await;
         }
     }
@@ -258,6 +264,8 @@ struct Batch {
     id: u64,
     created: Instant,
     first_sent: Option<Instant>,
+    /// When it was last sent (its answer is awaited from then).
+    last_sent: Option<Instant>,
     /// The rows; taken when encoding starts.
     payload: Option<BatchPayload>,
     encoded: Encoded,
@@ -306,6 +314,13 @@ impl BucketQueue {
 /// as Fluss's do.
 fn wire_sequence(position: u64) -> i32 {
     (position % (i32::MAX as u64 + 1)) as i32
+}
+
+/// What woke the writer task.
+enum Woke {
+    Command(Option<Command>),
+    Event(Event),
+    Timer,
 }
 
 enum Event {
@@ -379,25 +394,37 @@ impl WriterTask {
                 return;
             }
             let deadline = self.next_deadline(now);
-            tokio::select! {
-                cmd = self.rx.recv(), if !self.closing => match cmd {
-                    None => self.start_closing(),
-                    Some(Command::Write { pieces, tracker }) => self.accept(pieces, tracker).await,
-                    Some(Command::Flush(tx)) => {
-                        let mark = self.next_batch_id - 1;
-                        self.flush_mark = self.flush_mark.max(mark);
-                        self.flush_waiters.push((mark, tx));
-                    }
-                    Some(Command::Close(tx)) => {
-                        self.close_waiters.push(tx);
-                        self.start_closing();
-                    }
-                },
-                Some(event) = self.events_rx.recv() => match event {
-                    Event::Sent { key, id, result } => self.on_outcome(key, id, result),
-                    Event::Encoded { key, id, result } => self.on_encoded(key, id, result),
-                },
-                _ = sleep_until(deadline), if deadline.is_some() => {}
+            let on = match (self.encoding > 0, self.in_flight > 0) {
+                (false, false) => "writes",
+                (true, false) => "encoding",
+                (false, true) => "acks",
+                (true, true) => "encoding_and_acks",
+            };
+            let slept = Instant::now();
+            let woke = tokio::select! {
+                cmd = self.rx.recv(), if !self.closing => Woke::Command(cmd),
+                Some(event) = self.events_rx.recv() => Woke::Event(event),
+                _ = sleep_until(deadline), if deadline.is_some() => Woke::Timer,
+            };
+            metrics::histogram!(crate::metrics::CLIENT_WRITER_TASK_WAIT_SECONDS, "on" => on)
+                .record(slept.elapsed().as_secs_f64());
+            match woke {
+                Woke::Command(None) => self.start_closing(),
+                Woke::Command(Some(Command::Write { pieces, tracker })) => {
+                    self.accept(pieces, tracker).await
+                }
+                Woke::Command(Some(Command::Flush(tx))) => {
+                    let mark = self.next_batch_id - 1;
+                    self.flush_mark = self.flush_mark.max(mark);
+                    self.flush_waiters.push((mark, tx));
+                }
+                Woke::Command(Some(Command::Close(tx))) => {
+                    self.close_waiters.push(tx);
+                    self.start_closing();
+                }
+                Woke::Event(Event::Sent { key, id, result }) => self.on_outcome(key, id, result),
+                Woke::Event(Event::Encoded { key, id, result }) => self.on_encoded(key, id, result),
+                Woke::Timer => {}
             }
         }
     }
@@ -519,10 +546,32 @@ impl WriterTask {
                 None => {
                     let kind = self.config.no_key_assigner;
                     let buckets = self.buckets;
-                    self.assigners
+                    let batch_size = self.config.batch_size;
+                    let assigner = self
+                        .assigners
                         .entry(partition_id)
-                        .or_insert_with(|| BucketAssigner::new(kind, buckets))
-                        .assign()
+                        .or_insert_with(|| BucketAssigner::new(kind, buckets));
+                    let b = assigner.assign();
+                    // As Fluss's sticky assigner: a write that would open a new batch because
+                    // the bucket's open batch has no room for it moves to another bucket (a
+                    // batch rarely fills to exactly `batch_size`, so waiting for that would
+                    // keep a whole large write in one bucket).
+                    let no_room = self
+                        .queues
+                        .get(&(partition_id, b))
+                        .and_then(|q| q.batches.back())
+                        .is_some_and(|open| {
+                            !open.full
+                                && open.payload.is_some()
+                                && open.bytes > 0
+                                && open.bytes + piece.size > batch_size
+                        });
+                    if no_room {
+                        assigner.on_new_batch(b);
+                        assigner.assign()
+                    } else {
+                        b
+                    }
                 }
             };
             let became_full = self.append_piece((partition_id, bucket), piece, tracker.clone());
@@ -553,6 +602,7 @@ impl WriterTask {
                 id,
                 created: Instant::now(),
                 first_sent: None,
+                last_sent: None,
                 payload: Some(match piece.payload {
                     PiecePayload::Arrow(_) => BatchPayload::Arrow(Vec::new()),
                     PiecePayload::Kv(_) => BatchPayload::Kv(Vec::new()),
@@ -661,7 +711,10 @@ impl WriterTask {
             let kind = self.kind.clone();
             let events = self.events_tx.clone();
             tokio::task::spawn_blocking(move || {
+                let started = Instant::now();
                 let result = encode_batch(&kind, schema_id, payload);
+                metrics::histogram!(crate::metrics::CLIENT_WRITER_ENCODE_SECONDS)
+                    .record(started.elapsed().as_secs_f64());
                 let _ = events.send(Event::Encoded { key, id, result });
             });
         }
@@ -728,6 +781,7 @@ impl WriterTask {
                 match stamp(&self.kind, &mut batch.encoded, writer_id, sequence) {
                     Ok(bytes) => {
                         batch.first_sent.get_or_insert(now);
+                        batch.last_sent = Some(now);
                         batch.retry_at = None;
                         to_send.push(Outgoing {
                             key: *key,
@@ -792,6 +846,10 @@ impl WriterTask {
         };
         self.in_flight -= 1;
         metrics::gauge!(crate::metrics::CLIENT_WRITER_IN_FLIGHT_BATCHES).decrement(1.0);
+        if let Some(t) = batch.last_sent {
+            metrics::histogram!(crate::metrics::CLIENT_WRITER_BATCH_IN_FLIGHT_SECONDS)
+                .record(t.elapsed().as_secs_f64());
+        }
         // A later batch of the bucket was acknowledged, so the server appended this one too
         // (it accepts a sequence only after its predecessor): whatever this answer says, the
         // rows are in.
@@ -1089,6 +1147,16 @@ impl Dispatcher {
     /// to a task of its own.
     async fn send_request(self: Arc<Self>, address: &str, items: Vec<Outgoing>) {
         let ids: Vec<(QueueKey, u64)> = items.iter().map(|o| (o.key, o.id)).collect();
+        let api = match self.kind {
+            WriteKind::Log { .. } => crate::rpc::ApiKey::ProduceLog.name(),
+            WriteKind::Kv { .. } => crate::rpc::ApiKey::PutKv.name(),
+        };
+        let bytes: usize = items.iter().map(|o| o.bytes.len()).sum();
+        metrics::counter!(crate::metrics::CLIENT_WRITER_REQUESTS, "api" => api).increment(1);
+        metrics::counter!(crate::metrics::CLIENT_WRITER_REQUEST_BATCHES, "api" => api)
+            .increment(items.len() as u64);
+        metrics::counter!(crate::metrics::CLIENT_WRITER_REQUEST_BYTES, "api" => api)
+            .increment(bytes as u64);
         let server = match self.conn.server(address).await {
             Ok(s) => s,
             Err(e) => {
