@@ -22,7 +22,10 @@ lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 # Benchmarks (benches/run.py; writes benches/RESULTS.md). BENCH_ARGS="--rows 1000000" for a short run.
-BENCH_PYTHON ?= .venv/bin/python
+# Its own venv: the test suite's .venv pins other pandas than pyfluss, so it has no pyfluss.
+BENCH_VENV ?= .venv-bench
+BENCH_PYTHON ?= $(BENCH_VENV)/bin/python
 bench:
-	@test -x $(BENCH_PYTHON) || { python3.11 -m venv .venv && .venv/bin/pip install -q -r tests/requirements-interop.txt "maturin>=1.16,<2"; }
+	@test -x $(BENCH_PYTHON) || python3.11 -m venv $(BENCH_VENV)
+	@$(BENCH_PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt "maturin>=1.16,<2"
 	$(BENCH_PYTHON) benches/run.py $(BENCH_ARGS)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the time of a full scan goes: perf (cpu-clock sampling) of one scan, client and server.
 
-    .venv/bin/python benches/profile.py --contender riverlet --rows 10000000 --op scan
+    .venv-bench/bin/python benches/profile.py --contender riverlet --rows 10000000 --op scan
 
 Starts the release server (`--fsync never`), loads the bench data with pyfluss, then runs one
 worker (benches/worker.py) under `perf record -e cpu-clock -g` while a second perf records the

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Riverlet benchmarks: Riverlet Python vs pyfluss vs a plain loopback socket, in one run.
 
-    make bench                                   # = .venv/bin/python benches/run.py
-    .venv/bin/python benches/run.py --rows 1000000 --no-build
+    make bench                                   # = .venv-bench/bin/python benches/run.py
+    .venv-bench/bin/python benches/run.py --rows 1000000 --no-build
 
 What it does (issue 9):
   0. builds what it needs in release mode (riverlet-server, the Python binding through

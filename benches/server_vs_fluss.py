@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The embedded server (`riverlet serve`) against Apache Fluss 0.9.1, same client, same data.
 
-    .venv/bin/python benches/server_vs_fluss.py                 # 2M rows, 3 runs per server
-    .venv/bin/python benches/server_vs_fluss.py --rows 500000 --runs 2 --out /tmp/s.md
+    .venv-bench/bin/python benches/server_vs_fluss.py                 # 2M rows, 3 runs per server
+    .venv-bench/bin/python benches/server_vs_fluss.py --rows 500000 --runs 2 --out /tmp/s.md
 
 Issue 17, item 4. Both servers run on this machine at the same time, on loopback:
   - riverlet: the release `riverlet-server` binary (the server `riverlet serve` runs), on a
