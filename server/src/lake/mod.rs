@@ -12,7 +12,10 @@
 //! the Fluss log from.
 //!
 //! The catalog is Iceberg's SQL catalog on SQLite (by default `WAREHOUSE/catalog.db`), which
-//! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too. The writing goes through the
+//! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too, or with
+//! `datalake.iceberg.type = rest` an Iceberg REST catalog (`datalake.iceberg.uri`, and the
+//! REST client's properties as `datalake.iceberg.*`); both are opened by
+//! `riverlet::lake::open_catalog`, and the tiering is the same for either. The writing goes through the
 //! iceberg crate (no hand-written Iceberg metadata); it is on arrow 58, reached through the
 //! zero-copy bridge in [`bridge`].
 
@@ -36,8 +39,7 @@ use iceberg::writer::file_writer::location_generator::{
 use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
 use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
-use iceberg::{Catalog, CatalogBuilder, NamespaceIdent, TableCreation, TableIdent};
-use iceberg_catalog_sql::{SqlBindStyle, SqlCatalog, SqlCatalogBuilder};
+use iceberg::{Catalog, NamespaceIdent, TableCreation, TableIdent};
 use riverlet::metadata::{DataType, TypeKind};
 use riverlet::record::log_batch::LogBatchIter;
 use riverlet::{Error, Result};
@@ -101,10 +103,13 @@ struct TableLake {
 
 /// The lake of one server: its Iceberg catalog and the lake snapshots of each table.
 pub struct Lake {
-    catalog: SqlCatalog,
-    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`).
+    catalog: Arc<dyn Catalog>,
+    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`; a REST
+    /// catalog's as configured).
     properties: BTreeMap<String, String>,
-    warehouse: PathBuf,
+    /// The local warehouse directory of a SQL catalog (None for a REST catalog, which places
+    /// table files itself).
+    warehouse: Option<PathBuf>,
     offsets_dir: PathBuf,
     tables: Mutex<HashMap<i64, TableLake>>,
     /// One commit at a time per server (rounds and on-demand commits may meet).
@@ -249,10 +254,32 @@ impl Lake {
             return Ok(None);
         }
         let props = &config.datalake_iceberg;
+        let offsets_dir = config.data_dir.join("lake-offsets");
+        std::fs::create_dir_all(&offsets_dir)
+            .map_err(|e| Error::from(e).context(format!("{}", offsets_dir.display())))?;
+        let kind = props.get("type").map(String::as_str).unwrap_or("sql");
+        if kind == "rest" {
+            // the REST catalog decides where table files go; readers get the same properties
+            if !props.contains_key("uri") {
+                return Err(Error::invalid(
+                    "datalake.iceberg.type is rest but datalake.iceberg.uri (the REST \
+                     catalog's URI) is not set",
+                ));
+            }
+            let catalog = riverlet::lake::open_catalog(props, "datalake.iceberg").await?;
+            return Ok(Some(Arc::new(Lake {
+                catalog,
+                properties: props.clone(),
+                warehouse: None,
+                offsets_dir,
+                tables: Mutex::new(HashMap::new()),
+                commit: tokio::sync::Mutex::new(()),
+            })));
+        }
         let Some(warehouse) = props.get("warehouse") else {
             return Err(Error::invalid(
                 "datalake.format is set but datalake.iceberg.warehouse is not: the embedded \
-                 server needs a local warehouse directory",
+                 server's SQL catalog needs a local warehouse directory",
             ));
         };
         let warehouse = PathBuf::from(warehouse.strip_prefix("file://").unwrap_or(warehouse));
@@ -267,26 +294,6 @@ impl Lake {
             Some(u) => u.clone(),
             None => format!("sqlite:{}?mode=rwc", warehouse.join("catalog.db").display()),
         };
-        let name = props
-            .get("name")
-            .cloned()
-            .unwrap_or_else(|| "fluss-iceberg-catalog".to_string());
-        let bind = if uri.starts_with("postgres") {
-            SqlBindStyle::DollarNumeric
-        } else {
-            SqlBindStyle::QMark
-        };
-        let catalog = SqlCatalogBuilder::default()
-            .uri(uri.clone())
-            .warehouse_location(format!("file://{}", warehouse.display()))
-            .sql_bind_style(bind)
-            .with_storage_factory(Arc::new(iceberg::io::LocalFsStorageFactory))
-            .load(name, HashMap::new())
-            .await
-            .map_err(|e| lake_err(format!("open the SQL catalog {uri}"), e))?;
-        let offsets_dir = config.data_dir.join("lake-offsets");
-        std::fs::create_dir_all(&offsets_dir)
-            .map_err(|e| Error::from(e).context(format!("{}", offsets_dir.display())))?;
         let properties = BTreeMap::from([
             ("type".to_string(), "sql".to_string()),
             ("warehouse".to_string(), warehouse.display().to_string()),
@@ -299,10 +306,11 @@ impl Lake {
                     .unwrap_or_else(|| "fluss-iceberg-catalog".into()),
             ),
         ]);
+        let catalog = riverlet::lake::open_catalog(&properties, "datalake.iceberg").await?;
         Ok(Some(Arc::new(Lake {
             catalog,
             properties,
-            warehouse,
+            warehouse: Some(warehouse),
             offsets_dir,
             tables: Mutex::new(HashMap::new()),
             commit: tokio::sync::Mutex::new(()),
@@ -316,14 +324,14 @@ impl Lake {
         &self.properties
     }
 
-    /// The warehouse directory.
-    pub fn warehouse(&self) -> &Path {
-        &self.warehouse
+    /// The local warehouse directory of a SQL catalog (None for a REST catalog).
+    pub fn warehouse(&self) -> Option<&Path> {
+        self.warehouse.as_deref()
     }
 
     /// The catalog (for readers in this process).
-    pub fn catalog(&self) -> &SqlCatalog {
-        &self.catalog
+    pub fn catalog(&self) -> &dyn Catalog {
+        self.catalog.as_ref()
     }
 
     /// Creates the Iceberg table of a lake-enabled Fluss table; an existing one with the same
@@ -387,7 +395,10 @@ impl Lake {
             .field_by_name(BUCKET_COLUMN)
             .map(|f| f.id)
             .ok_or_else(|| lake_err("schema", "no __bucket column"))?;
+        // the spec id set explicitly: Iceberg-Java's REST servers reject a CreateTableRequest
+        // whose partition spec has none ("Cannot parse missing int: spec-id")
         let spec = UnboundPartitionSpec::builder()
+            .with_spec_id(0)
             .add_partition_field(bucket_id, BUCKET_COLUMN, Transform::Identity)
             .map_err(|e| lake_err("partition spec", e))?
             .build();
@@ -571,7 +582,7 @@ impl Lake {
             .apply(tx)
             .map_err(|e| lake_err("append", e))?;
         let table = tx
-            .commit(&self.catalog)
+            .commit(self.catalog.as_ref())
             .await
             .map_err(|e| lake_err(format!("commit to Iceberg table {}", meta.path()), e))?;
         let snap = table
