@@ -829,6 +829,21 @@ async fn trades_lake_through_an_iceberg_rest_catalog() {
         totals(&union, "symbol"),
         expected_totals(&everything, |r| r.4)
     );
+    // the union read's lake half comes from the files the REST catalog points at: with the
+    // table's data directory moved away it fails, and reads again once it is back
+    let location = loaded["metadata"]["location"].as_str().unwrap().to_string();
+    let data = std::path::PathBuf::from(location.trim_start_matches("file://")).join("data");
+    assert!(data.is_dir(), "{}", data.display());
+    let moved = data.with_file_name("data-moved");
+    std::fs::rename(&data, &moved).unwrap();
+    let t = conn.table(&path).await.unwrap();
+    let failed = all.to_scan(&t).collect().await;
+    std::fs::rename(&moved, &data).unwrap();
+    assert!(failed.is_err());
+    assert_eq!(
+        trades_of(&read(&conn, &name, &all).await),
+        expected(&everything)
+    );
 }
 
 /// A catalog type Riverlet cannot open is an Unsupported error naming it.

@@ -104,6 +104,8 @@ struct TableLake {
 /// The lake of one server: its Iceberg catalog and the lake snapshots of each table.
 pub struct Lake {
     catalog: Arc<dyn Catalog>,
+    /// The runtime every catalog call runs on (see [`IoRuntime`]).
+    io: IoRuntime,
     /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`; a REST
     /// catalog's as configured).
     properties: BTreeMap<String, String>,
@@ -114,6 +116,48 @@ pub struct Lake {
     tables: Mutex<HashMap<i64, TableLake>>,
     /// One commit at a time per server (rounds and on-demand commits may meet).
     commit: tokio::sync::Mutex<()>,
+}
+
+/// The lake's own tokio runtime (one worker thread), on which the catalog is opened and every
+/// catalog call runs. A REST catalog's HTTP connections are driven by their runtime's I/O
+/// driver; on the server's runtime a table creation (run under the server's catalog lock,
+/// from the blocking pool) waited forever for its response when both worker threads were
+/// blocked on that lock by other requests. Here the driver never waits for the server.
+struct IoRuntime(Option<tokio::runtime::Runtime>);
+
+impl IoRuntime {
+    fn new() -> Result<IoRuntime> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("riverlet-lake-io")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::internal(format!("lake I/O runtime: {e}")))?;
+        Ok(IoRuntime(Some(rt)))
+    }
+
+    /// Runs `f` on this runtime and waits for it (from any runtime or thread).
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Result<T> {
+        let rt = self
+            .0
+            .as_ref()
+            .ok_or_else(|| Error::internal("lake I/O runtime already shut down"))?;
+        rt.spawn(f)
+            .await
+            .map_err(|e| Error::internal(format!("lake I/O task failed: {e}")))
+    }
+}
+
+impl Drop for IoRuntime {
+    fn drop(&mut self) {
+        // dropped possibly inside the server's runtime, where a blocking shutdown panics
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -266,9 +310,14 @@ impl Lake {
                      catalog's URI) is not set",
                 ));
             }
-            let catalog = riverlet::lake::open_catalog(props, "datalake.iceberg").await?;
+            let io = IoRuntime::new()?;
+            let p = props.clone();
+            let catalog = io
+                .run(async move { riverlet::lake::open_catalog(&p, "datalake.iceberg").await })
+                .await??;
             return Ok(Some(Arc::new(Lake {
                 catalog,
+                io,
                 properties: props.clone(),
                 warehouse: None,
                 offsets_dir,
@@ -306,9 +355,14 @@ impl Lake {
                     .unwrap_or_else(|| "fluss-iceberg-catalog".into()),
             ),
         ]);
-        let catalog = riverlet::lake::open_catalog(&properties, "datalake.iceberg").await?;
+        let io = IoRuntime::new()?;
+        let p = properties.clone();
+        let catalog = io
+            .run(async move { riverlet::lake::open_catalog(&p, "datalake.iceberg").await })
+            .await??;
         Ok(Some(Arc::new(Lake {
             catalog,
+            io,
             properties,
             warehouse: Some(warehouse),
             offsets_dir,
@@ -329,6 +383,22 @@ impl Lake {
         self.warehouse.as_deref()
     }
 
+    /// Runs one catalog call on the lake's runtime; an error names `what`.
+    async fn on_catalog<T, F>(
+        &self,
+        what: impl std::fmt::Display,
+        f: impl FnOnce(Arc<dyn Catalog>) -> F,
+    ) -> Result<T>
+    where
+        T: Send + 'static,
+        F: std::future::Future<Output = iceberg::Result<T>> + Send + 'static,
+    {
+        self.io
+            .run(f(self.catalog.clone()))
+            .await?
+            .map_err(|e| lake_err(what, e))
+    }
+
     /// The catalog (for readers in this process).
     pub fn catalog(&self) -> &dyn Catalog {
         self.catalog.as_ref()
@@ -347,28 +417,27 @@ impl Lake {
         let schema = iceberg_schema(meta)?;
         let id = ident(meta)?;
         let ns = NamespaceIdent::new(meta.entry.database.clone());
+        let n = ns.clone();
         let exists = self
-            .catalog
-            .namespace_exists(&ns)
-            .await
-            .map_err(|e| lake_err("namespace", e))?;
+            .on_catalog("namespace", |c| async move { c.namespace_exists(&n).await })
+            .await?;
         if !exists {
-            self.catalog
-                .create_namespace(&ns, HashMap::new())
-                .await
-                .map_err(|e| lake_err(format!("create namespace {}", meta.entry.database), e))?;
+            let n = ns.clone();
+            self.on_catalog(
+                format!("create namespace {}", meta.entry.database),
+                |c| async move { c.create_namespace(&n, HashMap::new()).await },
+            )
+            .await?;
         }
+        let i = id.clone();
         if self
-            .catalog
-            .table_exists(&id)
-            .await
-            .map_err(|e| lake_err("table exists", e))?
+            .on_catalog("table exists", |c| async move { c.table_exists(&i).await })
+            .await?
         {
+            let i = id.clone();
             let t = self
-                .catalog
-                .load_table(&id)
-                .await
-                .map_err(|e| lake_err("load table", e))?;
+                .on_catalog("load table", |c| async move { c.load_table(&i).await })
+                .await?;
             let have = t.metadata().current_schema();
             let same = have.as_struct().fields().len() == schema.as_struct().fields().len()
                 && have
@@ -407,10 +476,11 @@ impl Lake {
             .schema(schema)
             .partition_spec(spec)
             .build();
-        self.catalog
-            .create_table(&ns, creation)
-            .await
-            .map_err(|e| lake_err(format!("create Iceberg table {}", meta.path()), e))?;
+        self.on_catalog(
+            format!("create Iceberg table {}", meta.path()),
+            |c| async move { c.create_table(&ns, creation).await },
+        )
+        .await?;
         // the first commit comes one freshness interval after the creation
         lock(&self.tables)
             .entry(meta.entry.id)
@@ -438,10 +508,8 @@ impl Lake {
     async fn load_snapshots(&self, meta: &TableMeta) -> Result<Vec<LakeSnapshot>> {
         let id = ident(meta)?;
         let t = self
-            .catalog
-            .load_table(&id)
-            .await
-            .map_err(|e| lake_err("load table", e))?;
+            .on_catalog("load table", |c| async move { c.load_table(&id).await })
+            .await?;
         let mut out = Vec::new();
         let mut snaps: Vec<_> = t.metadata().snapshots().cloned().collect();
         snaps.sort_by_key(|s| s.sequence_number());
@@ -505,10 +573,11 @@ impl Lake {
         let prev = self.snapshot(meta.entry.id, None);
         let id = ident(meta)?;
         let table = self
-            .catalog
-            .load_table(&id)
-            .await
-            .map_err(|e| lake_err(format!("load Iceberg table {}", meta.path()), e))?;
+            .on_catalog(
+                format!("load Iceberg table {}", meta.path()),
+                |c| async move { c.load_table(&id).await },
+            )
+            .await?;
         let ice_schema = table.metadata().current_schema().clone();
         let arrow58 = Arc::new(
             iceberg::arrow::schema_to_arrow_schema(&ice_schema)
@@ -581,10 +650,12 @@ impl Lake {
             .set_snapshot_properties(props)
             .apply(tx)
             .map_err(|e| lake_err("append", e))?;
-        let table = tx
-            .commit(self.catalog.as_ref())
-            .await
-            .map_err(|e| lake_err(format!("commit to Iceberg table {}", meta.path()), e))?;
+        let table = self
+            .on_catalog(
+                format!("commit to Iceberg table {}", meta.path()),
+                |c| async move { tx.commit(c.as_ref()).await },
+            )
+            .await?;
         let snap = table
             .metadata()
             .current_snapshot()
