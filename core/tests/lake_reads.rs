@@ -714,3 +714,157 @@ async fn full_subscription_gives_each_bucket_its_own_lake_rows() {
     }
     assert_eq!(from_lake, in_log);
 }
+
+/// The Iceberg REST catalog the REST test runs against: `RIVERLET_ICEBERG_REST`, the URI of a
+/// running one (`tests/iceberg-rest/start.sh` starts Apache Iceberg's REST catalog test server
+/// and prints it). Its tables must live on the local file system (the server's warehouse).
+const ICEBERG_REST_VAR: &str = "RIVERLET_ICEBERG_REST";
+
+/// `GET uri/v1/namespaces/<db>/tables/<table>` of the REST catalog, asked over plain HTTP/1.0
+/// (not through the iceberg crate the code under test uses): the LoadTableResult JSON.
+fn rest_load_table(uri: &str, db: &str, table: &str) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let addr = uri.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /v1/namespaces/{db}/tables/{table} HTTP/1.0\r\nHost: {addr}\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"),
+        "{head}"
+    );
+    serde_json::from_str(body).unwrap()
+}
+
+/// Tiering into an Iceberg REST catalog and reading the lake back through it: the embedded
+/// server with `datalake.iceberg.type = rest` creates the namespace and table in the REST
+/// catalog and commits appends there; the client opens the same catalog from the table's
+/// `table.datalake.iceberg.*` properties for `$lake`, `$lake$snapshots` and the union read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trades_lake_through_an_iceberg_rest_catalog() {
+    let Ok(uri) = std::env::var(ICEBERG_REST_VAR) else {
+        eprintln!(
+            "SKIPPED {}: {ICEBERG_REST_VAR} is not set (the URI of an Iceberg REST catalog; \
+             tests/iceberg-rest/start.sh starts one and prints it)",
+            test_name()
+        );
+        return;
+    };
+    let Some(env) = TestEnv::embedded_only("needs an embedded server with a lake", |c| {
+        c.set("datalake.format", "iceberg").unwrap();
+        c.set("datalake.iceberg.type", "rest").unwrap();
+        c.set("datalake.iceberg.uri", &uri).unwrap();
+    }) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let path = env.path("trades");
+    let table = create_table(&conn, &path, lake_trades(3)).await;
+    // the table's info carries the REST catalog's properties, as Fluss's does
+    let props = &table.info().descriptor.properties;
+    assert_eq!(
+        props.get("table.datalake.iceberg.type").map(String::as_str),
+        Some("rest")
+    );
+    assert_eq!(
+        props.get("table.datalake.iceberg.uri").map(String::as_str),
+        Some(uri.as_str())
+    );
+    // the REST catalog has the table (created with the Fluss table), with no snapshot yet
+    let loaded = rest_load_table(&uri, &env.db, "trades");
+    assert!(loaded["metadata"]["current-snapshot-id"]
+        .as_i64()
+        .is_none_or(|id| id == -1));
+    let name = path.to_string();
+    let lake = format!("{name}$lake");
+    let snaps = format!("{name}$lake$snapshots");
+    let all = ReadRequest::default();
+
+    let first = trades(0..50);
+    write(&table, &first).await;
+    assert_eq!(total_rows(&read(&conn, &lake, &all).await), 0);
+    let server = env.server.as_ref().unwrap();
+    server.commit_lake().unwrap();
+    let s1 = conn.admin().lake_snapshot(&path, None).await.unwrap();
+    let second = trades(50..80);
+    write(&table, &second).await;
+    server.commit_lake().unwrap();
+    let s2 = conn.admin().lake_snapshot(&path, None).await.unwrap();
+    let third = trades(80..100);
+    write(&table, &third).await;
+    let in_lake: Vec<Trade> = first.iter().chain(&second).copied().collect();
+    let everything: Vec<Trade> = in_lake.iter().chain(&third).copied().collect();
+
+    // the REST catalog's current snapshot is the one GetLakeSnapshot names
+    let loaded = rest_load_table(&uri, &env.db, "trades");
+    assert_eq!(
+        loaded["metadata"]["current-snapshot-id"].as_i64(),
+        Some(s2.snapshot_id)
+    );
+
+    let lake_rows = read(&conn, &lake, &all).await;
+    assert_eq!(trades_of(&lake_rows), expected(&in_lake));
+    assert_eq!(
+        totals(&lake_rows, "side"),
+        expected_totals(&in_lake, |r| r.3)
+    );
+
+    let snap_rows = read(&conn, &snaps, &all).await;
+    assert_eq!(total_rows(&snap_rows), 2);
+    assert_eq!(
+        col::<Int64Array>(&snap_rows[0], "snapshot_id")
+            .values()
+            .to_vec(),
+        vec![s1.snapshot_id, s2.snapshot_id]
+    );
+
+    let union = read(&conn, &name, &all).await;
+    assert_eq!(trades_of(&union), expected(&everything));
+    assert_eq!(
+        totals(&union, "symbol"),
+        expected_totals(&everything, |r| r.4)
+    );
+    // the union read's lake half comes from the files the REST catalog points at: with the
+    // table's data directory moved away it fails, and reads again once it is back
+    let location = loaded["metadata"]["location"].as_str().unwrap().to_string();
+    let data = std::path::PathBuf::from(location.trim_start_matches("file://")).join("data");
+    assert!(data.is_dir(), "{}", data.display());
+    let moved = data.with_file_name("data-moved");
+    std::fs::rename(&data, &moved).unwrap();
+    let t = conn.table(&path).await.unwrap();
+    let failed = all.to_scan(&t).collect().await;
+    std::fs::rename(&moved, &data).unwrap();
+    assert!(failed.is_err());
+    assert_eq!(
+        trades_of(&read(&conn, &name, &all).await),
+        expected(&everything)
+    );
+}
+
+/// A catalog type Riverlet cannot open is an Unsupported error naming it.
+#[tokio::test]
+async fn unknown_catalog_type_is_unsupported() {
+    let props = BTreeMap::from([
+        ("type".to_string(), "hive".to_string()),
+        ("uri".to_string(), "thrift://localhost:9083".to_string()),
+    ]);
+    let e = riverlet::lake::open_catalog(&props, "db.t$lake")
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.message().contains("'hive'"), "{e}");
+    assert!(e.message().contains("db.t$lake"), "{e}");
+    // a REST catalog without its URI
+    let props = BTreeMap::from([("type".to_string(), "rest".to_string())]);
+    let e = riverlet::lake::open_catalog(&props, "db.t$lake")
+        .await
+        .err()
+        .unwrap();
+    assert!(e.message().contains("uri"), "{e}");
+}

@@ -112,17 +112,24 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "datalake.iceberg.warehouse",
-        "the Iceberg warehouse: a local directory (required with datalake.format)",
+        "the Iceberg warehouse: a local directory (required with datalake.format and a sql \
+         catalog; a rest catalog's warehouse name or location, optional)",
     ),
     (
         "datalake.iceberg.uri",
-        "the SQL catalog's database (default sqlite:WAREHOUSE/catalog.db)",
+        "the SQL catalog's database (default sqlite:WAREHOUSE/catalog.db), or the REST \
+         catalog's URI (required with type rest)",
     ),
     (
         "datalake.iceberg.name",
         "the Iceberg catalog's name (default fluss-iceberg-catalog)",
     ),
-    ("datalake.iceberg.type", "the Iceberg catalog type: sql (default)"),
+    (
+        "datalake.iceberg.type",
+        "the Iceberg catalog type: sql (default) or rest; a rest catalog takes its client \
+         properties as datalake.iceberg.* (token, credential, oauth2-server-uri, scope, \
+         header.NAME, ...)",
+    ),
     ("s3.endpoint", "S3 endpoint URL of an s3:// remote.data.dir"),
     ("s3.region", "S3 region (default us-east-1)"),
     ("s3.access-key", "S3 access key id"),
@@ -132,6 +139,31 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
         "address buckets by path (endpoint/bucket) rather than by host name (true/false)",
     ),
 ];
+
+/// The REST catalog client properties `datalake.iceberg.<property>` takes (with
+/// `datalake.iceberg.type = rest`), by the names Iceberg-Java's `RESTCatalog` and iceberg-rust's
+/// REST catalog both read: authentication (`token`, `credential`, `oauth2-server-uri`, `scope`,
+/// `audience`, `resource`), `prefix`, `disable-header-redaction`, extra HTTP headers
+/// (`header.NAME`), and the FileIO keys of a Fluss configuration (`io-impl`, `s3.*`,
+/// `client.*`), which readers receive in the table's properties.
+const REST_CATALOG_PROPERTIES: [&str; 8] = [
+    "token",
+    "credential",
+    "oauth2-server-uri",
+    "scope",
+    "audience",
+    "resource",
+    "prefix",
+    "disable-header-redaction",
+];
+
+fn is_rest_catalog_property(p: &str) -> bool {
+    REST_CATALOG_PROPERTIES.contains(&p)
+        || p == "io-impl"
+        || ["header.", "s3.", "client."]
+            .iter()
+            .any(|prefix| p.len() > prefix.len() && p.starts_with(prefix))
+}
 
 impl ServerConfig {
     /// A configuration with defaults for the given data directory.
@@ -225,11 +257,18 @@ impl ServerConfig {
                 self.datalake_format = Some(f);
             }
             "datalake.iceberg.type" => {
-                let t = v.to_ascii_lowercase();
-                if t != "sql" && t != "jdbc" {
-                    return Err(bad("sql (the SQL catalog; jdbc is taken as sql)"));
-                }
-                self.datalake_iceberg.insert("type".into(), "sql".into());
+                let t = v.trim().to_ascii_lowercase();
+                let t = match t.as_str() {
+                    "sql" | "jdbc" => "sql",
+                    "rest" => "rest",
+                    _ => {
+                        return Err(bad(
+                            "sql (the SQL catalog; jdbc is taken as sql) or rest (an Iceberg \
+                             REST catalog)",
+                        ))
+                    }
+                };
+                self.datalake_iceberg.insert("type".into(), t.into());
             }
             "datalake.iceberg.warehouse" | "datalake.iceberg.uri" | "datalake.iceberg.name" => {
                 if v.is_empty() {
@@ -237,6 +276,15 @@ impl ServerConfig {
                 }
                 let k = key.trim_start_matches("datalake.iceberg.");
                 self.datalake_iceberg.insert(k.into(), v.to_string());
+            }
+            // a REST catalog's client properties, passed to it as riverlet::lake::open_catalog
+            // describes
+            _ if key
+                .strip_prefix("datalake.iceberg.")
+                .is_some_and(is_rest_catalog_property) =>
+            {
+                let k = key.trim_start_matches("datalake.iceberg.");
+                self.datalake_iceberg.insert(k.into(), value.to_string());
             }
             "s3.endpoint" => self.s3.endpoint = Some(v.to_string()),
             "s3.region" => self.s3.region = Some(v.to_string()),
@@ -304,6 +352,18 @@ impl ServerConfig {
 impl std::fmt::Debug for ServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let users: Option<Vec<&String>> = self.sasl_users.as_ref().map(|u| u.keys().collect());
+        // a REST catalog's token, credential, secret keys and headers (Authorization...)
+        let iceberg: BTreeMap<&String, &str> = self
+            .datalake_iceberg
+            .iter()
+            .map(|(k, v)| {
+                let secret = k.starts_with("header.")
+                    || ["token", "credential", "secret", "password"]
+                        .iter()
+                        .any(|s| k.contains(s));
+                (k, if secret { "<hidden>" } else { v.as_str() })
+            })
+            .collect();
         f.debug_struct("ServerConfig")
             .field("data_dir", &self.data_dir)
             .field("host", &self.host)
@@ -328,7 +388,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("tiered_local_segments", &self.tiered_local_segments)
             .field("remote_log_task_interval", &self.remote_log_task_interval)
             .field("datalake_format", &self.datalake_format)
-            .field("datalake_iceberg", &self.datalake_iceberg)
+            .field("datalake_iceberg (secrets hidden)", &iceberg)
             .finish()
     }
 }

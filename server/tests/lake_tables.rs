@@ -281,6 +281,36 @@ fn unknown_and_bad_lake_options_are_errors_naming_them() {
     assert!(e.message().contains("paimon"), "{e}");
     let e = c.set("datalake.iceberg.bogus", "x").unwrap_err();
     assert!(e.message().contains("datalake.iceberg.bogus"), "{e}");
+    let e = c.set("datalake.iceberg.type", "hive").unwrap_err();
+    assert!(e.message().contains("hive"), "{e}");
+    // the quickstart's REST catalog options (Lakekeeper) are taken, without the prefix
+    for (k, v) in [
+        ("datalake.iceberg.type", "rest"),
+        ("datalake.iceberg.uri", "http://lakekeeper:8181/catalog"),
+        ("datalake.iceberg.warehouse", "fluss"),
+        ("datalake.iceberg.token", "t0k3n"),
+        (
+            "datalake.iceberg.io-impl",
+            "org.apache.iceberg.aws.s3.S3FileIO",
+        ),
+        ("datalake.iceberg.client.region", "eu-west-1"),
+        ("datalake.iceberg.header.X-Tenant", "a"),
+    ] {
+        c.set(k, v).unwrap();
+        let short = k.trim_start_matches("datalake.iceberg.");
+        assert_eq!(c.datalake_iceberg.get(short).map(String::as_str), Some(v));
+    }
+    // secrets stay out of the config's debug form
+    c.set("datalake.iceberg.credential", "client:s3cr3t")
+        .unwrap();
+    let debug = format!("{c:?}");
+    assert!(debug.contains("http://lakekeeper:8181/catalog"), "{debug}");
+    for secret in ["t0k3n", "s3cr3t"] {
+        assert!(!debug.contains(secret), "{debug}");
+    }
+    // a prefix alone is no property
+    let e = c.set("datalake.iceberg.header.", "x").unwrap_err();
+    assert!(e.message().contains("datalake.iceberg.header."), "{e}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@
 //! the iceberg crate's (the server's tiering writes through it too).
 //!
 //! The reads here take nothing from the server but its table info and GetLakeSnapshot: the
-//! catalog's `type` (only `sql`), `uri` (the catalog database) and `warehouse`, and the snapshot
+//! catalog's `type` (`sql` or `rest`, see [`open_catalog`]), `uri` and `warehouse`, and the snapshot
 //! id a union read pairs with its log offsets. The option checks and the planning of those reads
 //! live in `core::scan` (`scan::lake_view` and the union in `scan::reader`).
 
@@ -19,7 +19,8 @@ use arrow_schema::SchemaRef;
 use futures::stream::BoxStream;
 use futures::StreamExt as _;
 use iceberg::{Catalog, CatalogBuilder, TableIdent};
-use iceberg_catalog_sql::{SqlBindStyle, SqlCatalog, SqlCatalogBuilder};
+use iceberg_catalog_rest::RestCatalogBuilder;
+use iceberg_catalog_sql::{SqlBindStyle, SqlCatalogBuilder};
 
 use crate::client::{Table, TableView};
 use crate::metadata::table::keys;
@@ -85,46 +86,95 @@ pub fn catalog_properties(info: &TableInfo, view: &str) -> Result<BTreeMap<Strin
         .collect())
 }
 
-/// Opens the SQL catalog the properties name (`uri`, `warehouse`, optional `name`).
-async fn open_catalog(props: &BTreeMap<String, String>, view: &str) -> Result<SqlCatalog> {
+/// The property keys of a REST catalog that name the catalog itself rather than configure
+/// the REST client: they are not passed to iceberg-rust's REST catalog.
+const REST_CATALOG_KEYS: [&str; 4] = ["type", "name", "catalog-impl", "io-impl"];
+
+/// Opens the Iceberg catalog the properties name (a lake-enabled table's
+/// `table.datalake.iceberg.*` properties without their prefix, or the embedded server's
+/// `datalake.iceberg.*` options), by its `type`:
+///
+/// - `sql` (the default; `jdbc` is taken as `sql`): Iceberg's SQL catalog, `uri` (the catalog
+///   database, `sqlite:` or `postgres:`), `warehouse` (a local path or `file://` URL) and
+///   optional `name`;
+/// - `rest`: an Iceberg REST catalog (Lakekeeper, Polaris, Iceberg's own REST server...).
+///   `uri` is required and `warehouse` optional (for a REST catalog it may be a warehouse name,
+///   not a location). Every other property is passed to iceberg-rust's REST catalog under its
+///   own name except `type`, `name`, `catalog-impl` and `io-impl` (which name the catalog and
+///   Java's FileIO class). Fluss hands these properties through with the names Iceberg-Java's
+///   `RESTCatalog` reads, and iceberg-rust's REST catalog reads the same names, so none is
+///   renamed: `token` (a bearer token), `credential` (`client_id:client_secret` or a secret,
+///   exchanged for a token at `oauth2-server-uri`, default `<uri>/v1/oauth/tokens`), `scope`,
+///   `audience`, `resource`, `header.<name>` (extra HTTP headers) and `prefix`.
+///
+/// Table files are read and written through the local file system only (iceberg-rust's
+/// `LocalFsStorageFactory`): a REST catalog whose tables live on S3 opens, but reading a table
+/// fails with the iceberg crate's error naming the storage scheme. Any other `type` is an
+/// `Unsupported` error naming it. `what` names the operation in errors (a view name, or the
+/// server option).
+pub async fn open_catalog(
+    props: &BTreeMap<String, String>,
+    what: &str,
+) -> Result<Arc<dyn Catalog>> {
     let get = |k: &str| {
         props.get(k).ok_or_else(|| {
             Error::unsupported(format!(
-                "{view}: the table info has no {ICEBERG_PROPERTY_PREFIX}{k}, which a lake read \
-                 opens the Iceberg catalog with"
+                "{what}: no {ICEBERG_PROPERTY_PREFIX}{k}, which the Iceberg catalog is opened \
+                 with"
             ))
         })
     };
-    let kind = props.get("type").map(String::as_str).unwrap_or("sql");
-    if kind != "sql" {
-        return Err(Error::unsupported(format!(
-            "{view}: Iceberg catalog type '{kind}'; Riverlet opens SQL catalogs only"
-        )));
-    }
-    let uri = get("uri")?.clone();
-    let warehouse = get("warehouse")?;
-    let warehouse = if warehouse.contains("://") {
-        warehouse.clone()
-    } else {
-        format!("file://{warehouse}")
-    };
-    let bind = if uri.starts_with("postgres") {
-        SqlBindStyle::DollarNumeric
-    } else {
-        SqlBindStyle::QMark
-    };
+    let kind = props
+        .get("type")
+        .map(|t| t.trim().to_ascii_lowercase())
+        .unwrap_or_else(|| "sql".into());
     let name = props
         .get("name")
         .cloned()
         .unwrap_or_else(|| "fluss-iceberg-catalog".into());
-    SqlCatalogBuilder::default()
-        .uri(uri.clone())
-        .warehouse_location(warehouse)
-        .sql_bind_style(bind)
-        .with_storage_factory(Arc::new(iceberg::io::LocalFsStorageFactory))
-        .load(name, HashMap::new())
-        .await
-        .map_err(|e| lake_err(format!("{view}: open the Iceberg catalog {uri}"), e))
+    match kind.as_str() {
+        "sql" | "jdbc" => {
+            let uri = get("uri")?.clone();
+            let warehouse = get("warehouse")?;
+            let warehouse = if warehouse.contains("://") {
+                warehouse.clone()
+            } else {
+                format!("file://{warehouse}")
+            };
+            let bind = if uri.starts_with("postgres") {
+                SqlBindStyle::DollarNumeric
+            } else {
+                SqlBindStyle::QMark
+            };
+            let catalog = SqlCatalogBuilder::default()
+                .uri(uri.clone())
+                .warehouse_location(warehouse)
+                .sql_bind_style(bind)
+                .with_storage_factory(Arc::new(iceberg::io::LocalFsStorageFactory))
+                .load(name, HashMap::new())
+                .await
+                .map_err(|e| lake_err(format!("{what}: open the Iceberg SQL catalog {uri}"), e))?;
+            Ok(Arc::new(catalog))
+        }
+        "rest" => {
+            let uri = get("uri")?.clone();
+            let rest_props: HashMap<String, String> = props
+                .iter()
+                .filter(|(k, _)| !REST_CATALOG_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let catalog = RestCatalogBuilder::default()
+                .with_storage_factory(Arc::new(iceberg::io::LocalFsStorageFactory))
+                .load(name, rest_props)
+                .await
+                .map_err(|e| lake_err(format!("{what}: open the Iceberg REST catalog {uri}"), e))?;
+            Ok(Arc::new(catalog))
+        }
+        other => Err(Error::unsupported(format!(
+            "{what}: Iceberg catalog type '{other}'; Riverlet opens the types sql (jdbc) and \
+             rest"
+        ))),
+    }
 }
 
 /// The Iceberg table of a lake-enabled table (`<database>.<table>` in its catalog).

@@ -12,7 +12,10 @@
 //! the Fluss log from.
 //!
 //! The catalog is Iceberg's SQL catalog on SQLite (by default `WAREHOUSE/catalog.db`), which
-//! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too. The writing goes through the
+//! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too, or with
+//! `datalake.iceberg.type = rest` an Iceberg REST catalog (`datalake.iceberg.uri`, and the
+//! REST client's properties as `datalake.iceberg.*`); both are opened by
+//! `riverlet::lake::open_catalog`, and the tiering is the same for either. The writing goes through the
 //! iceberg crate (no hand-written Iceberg metadata); it is on arrow 58, reached through the
 //! zero-copy bridge in [`bridge`].
 
@@ -36,8 +39,7 @@ use iceberg::writer::file_writer::location_generator::{
 use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
 use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
-use iceberg::{Catalog, CatalogBuilder, NamespaceIdent, TableCreation, TableIdent};
-use iceberg_catalog_sql::{SqlBindStyle, SqlCatalog, SqlCatalogBuilder};
+use iceberg::{Catalog, NamespaceIdent, TableCreation, TableIdent};
 use riverlet::metadata::{DataType, TypeKind};
 use riverlet::record::log_batch::LogBatchIter;
 use riverlet::{Error, Result};
@@ -101,14 +103,61 @@ struct TableLake {
 
 /// The lake of one server: its Iceberg catalog and the lake snapshots of each table.
 pub struct Lake {
-    catalog: SqlCatalog,
-    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`).
+    catalog: Arc<dyn Catalog>,
+    /// The runtime every catalog call runs on (see [`IoRuntime`]).
+    io: IoRuntime,
+    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`; a REST
+    /// catalog's as configured).
     properties: BTreeMap<String, String>,
-    warehouse: PathBuf,
+    /// The local warehouse directory of a SQL catalog (None for a REST catalog, which places
+    /// table files itself).
+    warehouse: Option<PathBuf>,
     offsets_dir: PathBuf,
     tables: Mutex<HashMap<i64, TableLake>>,
     /// One commit at a time per server (rounds and on-demand commits may meet).
     commit: tokio::sync::Mutex<()>,
+}
+
+/// The lake's own tokio runtime (one worker thread), on which the catalog is opened and every
+/// catalog call runs. A REST catalog's HTTP connections are driven by their runtime's I/O
+/// driver; on the server's runtime a table creation (run under the server's catalog lock,
+/// from the blocking pool) waited forever for its response when both worker threads were
+/// blocked on that lock by other requests. Here the driver never waits for the server.
+struct IoRuntime(Option<tokio::runtime::Runtime>);
+
+impl IoRuntime {
+    fn new() -> Result<IoRuntime> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("riverlet-lake-io")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::internal(format!("lake I/O runtime: {e}")))?;
+        Ok(IoRuntime(Some(rt)))
+    }
+
+    /// Runs `f` on this runtime and waits for it (from any runtime or thread).
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Result<T> {
+        let rt = self
+            .0
+            .as_ref()
+            .ok_or_else(|| Error::internal("lake I/O runtime already shut down"))?;
+        rt.spawn(f)
+            .await
+            .map_err(|e| Error::internal(format!("lake I/O task failed: {e}")))
+    }
+}
+
+impl Drop for IoRuntime {
+    fn drop(&mut self) {
+        // dropped possibly inside the server's runtime, where a blocking shutdown panics
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -249,10 +298,37 @@ impl Lake {
             return Ok(None);
         }
         let props = &config.datalake_iceberg;
+        let offsets_dir = config.data_dir.join("lake-offsets");
+        std::fs::create_dir_all(&offsets_dir)
+            .map_err(|e| Error::from(e).context(format!("{}", offsets_dir.display())))?;
+        let kind = props.get("type").map(String::as_str).unwrap_or("sql");
+        if kind == "rest" {
+            // the REST catalog decides where table files go; readers get the same properties
+            if !props.contains_key("uri") {
+                return Err(Error::invalid(
+                    "datalake.iceberg.type is rest but datalake.iceberg.uri (the REST \
+                     catalog's URI) is not set",
+                ));
+            }
+            let io = IoRuntime::new()?;
+            let p = props.clone();
+            let catalog = io
+                .run(async move { riverlet::lake::open_catalog(&p, "datalake.iceberg").await })
+                .await??;
+            return Ok(Some(Arc::new(Lake {
+                catalog,
+                io,
+                properties: props.clone(),
+                warehouse: None,
+                offsets_dir,
+                tables: Mutex::new(HashMap::new()),
+                commit: tokio::sync::Mutex::new(()),
+            })));
+        }
         let Some(warehouse) = props.get("warehouse") else {
             return Err(Error::invalid(
                 "datalake.format is set but datalake.iceberg.warehouse is not: the embedded \
-                 server needs a local warehouse directory",
+                 server's SQL catalog needs a local warehouse directory",
             ));
         };
         let warehouse = PathBuf::from(warehouse.strip_prefix("file://").unwrap_or(warehouse));
@@ -267,26 +343,6 @@ impl Lake {
             Some(u) => u.clone(),
             None => format!("sqlite:{}?mode=rwc", warehouse.join("catalog.db").display()),
         };
-        let name = props
-            .get("name")
-            .cloned()
-            .unwrap_or_else(|| "fluss-iceberg-catalog".to_string());
-        let bind = if uri.starts_with("postgres") {
-            SqlBindStyle::DollarNumeric
-        } else {
-            SqlBindStyle::QMark
-        };
-        let catalog = SqlCatalogBuilder::default()
-            .uri(uri.clone())
-            .warehouse_location(format!("file://{}", warehouse.display()))
-            .sql_bind_style(bind)
-            .with_storage_factory(Arc::new(iceberg::io::LocalFsStorageFactory))
-            .load(name, HashMap::new())
-            .await
-            .map_err(|e| lake_err(format!("open the SQL catalog {uri}"), e))?;
-        let offsets_dir = config.data_dir.join("lake-offsets");
-        std::fs::create_dir_all(&offsets_dir)
-            .map_err(|e| Error::from(e).context(format!("{}", offsets_dir.display())))?;
         let properties = BTreeMap::from([
             ("type".to_string(), "sql".to_string()),
             ("warehouse".to_string(), warehouse.display().to_string()),
@@ -299,10 +355,16 @@ impl Lake {
                     .unwrap_or_else(|| "fluss-iceberg-catalog".into()),
             ),
         ]);
+        let io = IoRuntime::new()?;
+        let p = properties.clone();
+        let catalog = io
+            .run(async move { riverlet::lake::open_catalog(&p, "datalake.iceberg").await })
+            .await??;
         Ok(Some(Arc::new(Lake {
             catalog,
+            io,
             properties,
-            warehouse,
+            warehouse: Some(warehouse),
             offsets_dir,
             tables: Mutex::new(HashMap::new()),
             commit: tokio::sync::Mutex::new(()),
@@ -316,14 +378,30 @@ impl Lake {
         &self.properties
     }
 
-    /// The warehouse directory.
-    pub fn warehouse(&self) -> &Path {
-        &self.warehouse
+    /// The local warehouse directory of a SQL catalog (None for a REST catalog).
+    pub fn warehouse(&self) -> Option<&Path> {
+        self.warehouse.as_deref()
+    }
+
+    /// Runs one catalog call on the lake's runtime; an error names `what`.
+    async fn on_catalog<T, F>(
+        &self,
+        what: impl std::fmt::Display,
+        f: impl FnOnce(Arc<dyn Catalog>) -> F,
+    ) -> Result<T>
+    where
+        T: Send + 'static,
+        F: std::future::Future<Output = iceberg::Result<T>> + Send + 'static,
+    {
+        self.io
+            .run(f(self.catalog.clone()))
+            .await?
+            .map_err(|e| lake_err(what, e))
     }
 
     /// The catalog (for readers in this process).
-    pub fn catalog(&self) -> &SqlCatalog {
-        &self.catalog
+    pub fn catalog(&self) -> &dyn Catalog {
+        self.catalog.as_ref()
     }
 
     /// Creates the Iceberg table of a lake-enabled Fluss table; an existing one with the same
@@ -339,28 +417,27 @@ impl Lake {
         let schema = iceberg_schema(meta)?;
         let id = ident(meta)?;
         let ns = NamespaceIdent::new(meta.entry.database.clone());
+        let n = ns.clone();
         let exists = self
-            .catalog
-            .namespace_exists(&ns)
-            .await
-            .map_err(|e| lake_err("namespace", e))?;
+            .on_catalog("namespace", |c| async move { c.namespace_exists(&n).await })
+            .await?;
         if !exists {
-            self.catalog
-                .create_namespace(&ns, HashMap::new())
-                .await
-                .map_err(|e| lake_err(format!("create namespace {}", meta.entry.database), e))?;
+            let n = ns.clone();
+            self.on_catalog(
+                format!("create namespace {}", meta.entry.database),
+                |c| async move { c.create_namespace(&n, HashMap::new()).await },
+            )
+            .await?;
         }
+        let i = id.clone();
         if self
-            .catalog
-            .table_exists(&id)
-            .await
-            .map_err(|e| lake_err("table exists", e))?
+            .on_catalog("table exists", |c| async move { c.table_exists(&i).await })
+            .await?
         {
+            let i = id.clone();
             let t = self
-                .catalog
-                .load_table(&id)
-                .await
-                .map_err(|e| lake_err("load table", e))?;
+                .on_catalog("load table", |c| async move { c.load_table(&i).await })
+                .await?;
             let have = t.metadata().current_schema();
             let same = have.as_struct().fields().len() == schema.as_struct().fields().len()
                 && have
@@ -387,7 +464,10 @@ impl Lake {
             .field_by_name(BUCKET_COLUMN)
             .map(|f| f.id)
             .ok_or_else(|| lake_err("schema", "no __bucket column"))?;
+        // the spec id set explicitly: Iceberg-Java's REST servers reject a CreateTableRequest
+        // whose partition spec has none ("Cannot parse missing int: spec-id")
         let spec = UnboundPartitionSpec::builder()
+            .with_spec_id(0)
             .add_partition_field(bucket_id, BUCKET_COLUMN, Transform::Identity)
             .map_err(|e| lake_err("partition spec", e))?
             .build();
@@ -396,10 +476,11 @@ impl Lake {
             .schema(schema)
             .partition_spec(spec)
             .build();
-        self.catalog
-            .create_table(&ns, creation)
-            .await
-            .map_err(|e| lake_err(format!("create Iceberg table {}", meta.path()), e))?;
+        self.on_catalog(
+            format!("create Iceberg table {}", meta.path()),
+            |c| async move { c.create_table(&ns, creation).await },
+        )
+        .await?;
         // the first commit comes one freshness interval after the creation
         lock(&self.tables)
             .entry(meta.entry.id)
@@ -427,10 +508,8 @@ impl Lake {
     async fn load_snapshots(&self, meta: &TableMeta) -> Result<Vec<LakeSnapshot>> {
         let id = ident(meta)?;
         let t = self
-            .catalog
-            .load_table(&id)
-            .await
-            .map_err(|e| lake_err("load table", e))?;
+            .on_catalog("load table", |c| async move { c.load_table(&id).await })
+            .await?;
         let mut out = Vec::new();
         let mut snaps: Vec<_> = t.metadata().snapshots().cloned().collect();
         snaps.sort_by_key(|s| s.sequence_number());
@@ -494,10 +573,11 @@ impl Lake {
         let prev = self.snapshot(meta.entry.id, None);
         let id = ident(meta)?;
         let table = self
-            .catalog
-            .load_table(&id)
-            .await
-            .map_err(|e| lake_err(format!("load Iceberg table {}", meta.path()), e))?;
+            .on_catalog(
+                format!("load Iceberg table {}", meta.path()),
+                |c| async move { c.load_table(&id).await },
+            )
+            .await?;
         let ice_schema = table.metadata().current_schema().clone();
         let arrow58 = Arc::new(
             iceberg::arrow::schema_to_arrow_schema(&ice_schema)
@@ -570,10 +650,12 @@ impl Lake {
             .set_snapshot_properties(props)
             .apply(tx)
             .map_err(|e| lake_err("append", e))?;
-        let table = tx
-            .commit(&self.catalog)
-            .await
-            .map_err(|e| lake_err(format!("commit to Iceberg table {}", meta.path()), e))?;
+        let table = self
+            .on_catalog(
+                format!("commit to Iceberg table {}", meta.path()),
+                |c| async move { tx.commit(c.as_ref()).await },
+            )
+            .await?;
         let snap = table
             .metadata()
             .current_snapshot()
