@@ -94,6 +94,18 @@ if [ -x "$LAKE_VENV/bin/python" ]; then
   export RIVERLET_LAKE_PYTHON="$LAKE_VENV/bin/python"
 fi
 
+# Apache Iceberg's REST catalog test server (tests/iceberg-rest/start.sh, jars from Maven): the
+# REST catalog of core/tests/lake_reads.rs trades_lake_through_an_iceberg_rest_catalog, which
+# reports itself skipped without it. Stopped when this script exits.
+ICEBERG_REST_DIR=$ROOT/target/iceberg-rest
+start_iceberg_rest() {
+  rm -rf "$ICEBERG_REST_DIR"
+  RIVERLET_ICEBERG_REST=$(bash tests/iceberg-rest/start.sh "$ICEBERG_REST_DIR") || return 1
+  export RIVERLET_ICEBERG_REST
+}
+trap '[ -f "$ICEBERG_REST_DIR/server.pid" ] && kill "$(cat "$ICEBERG_REST_DIR/server.pid")" 2>/dev/null' EXIT
+run_suite "iceberg REST catalog server (REST lake test)" start_iceberg_rest
+
 # The Rust side first: lint, build, unit and integration tests against the embedded server.
 run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings

@@ -7,7 +7,7 @@
 # process id is in DIR/server.pid and its log in DIR/server.log. Stop it with
 #   kill "$(cat DIR/server.pid)"
 # Needs java (17+), mvn (the first run downloads the jars), curl and python3 (for a free port).
-# core/tests/lake_rest.rs runs against it when RIVERLET_ICEBERG_REST is set to the URI.
+# core/tests/lake_reads.rs (trades_lake_through_an_iceberg_rest_catalog) runs against it when RIVERLET_ICEBERG_REST is set to the URI.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 DIR=${1:-$(mktemp -d -t riverlet-iceberg-rest.XXXXXX)}
