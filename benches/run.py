@@ -935,11 +935,13 @@ def stream_section(res: dict, contenders: list[str], p, ratios: list[str]) -> No
 KEPT_SECTIONS = [("<!-- jvm-boundary", "<!-- /jvm-boundary -->"),
                  ("<!-- server-vs-fluss", "<!-- /server-vs-fluss -->"),
                  ("<!-- spark-connector", "<!-- /spark-connector -->"),
-                 ("<!-- flink-connector", "<!-- /flink-connector -->")]
+                 ("<!-- flink-connector", "<!-- /flink-connector -->"),
+                 ("<!-- flight-sql", "<!-- /flight-sql -->")]
 
 
 def write_results(out: Path, text: str) -> None:
-    """Writes RESULTS.md, keeping the sections other runners own (benches/jvm, benches/spark, benches/flink)."""
+    """Writes RESULTS.md, keeping the sections other runners own (benches/jvm, server_vs_fluss.py, benches/spark,
+    benches/flink, benches/flight)."""
     old = out.read_text() if out.exists() else ""
     for start, end in KEPT_SECTIONS:
         if start in old and end in old:
