@@ -32,6 +32,17 @@ fn batch(ids: std::ops::Range<i32>) -> RecordBatch {
     .unwrap()
 }
 
+/// Every bucket's latest offset (the row count of a log table's bucket).
+async fn latest_offsets(
+    conn: &Connection,
+    path: &TablePath,
+) -> std::collections::BTreeMap<i32, i64> {
+    conn.admin()
+        .list_offsets(path, None, &[], OffsetSpec::Latest)
+        .await
+        .unwrap()
+}
+
 fn ids_of(batches: &[RecordBatch]) -> Vec<i32> {
     let mut v: Vec<i32> = batches
         .iter()
@@ -124,11 +135,7 @@ async fn append_batches_and_rows_are_acked_and_readable() {
     let rows = fetch_all(&conn, &table, None).await;
     assert_eq!(ids_of(&rows), (0..152).collect::<Vec<_>>());
 
-    let latest = conn
-        .admin()
-        .list_offsets(&path, None, &[], OffsetSpec::Latest)
-        .await
-        .unwrap();
+    let latest = latest_offsets(&conn, &path).await;
     assert_eq!(latest.values().sum::<i64>(), 152);
     let earliest = conn
         .admin()
@@ -155,11 +162,7 @@ async fn round_robin_spreads_and_sticky_sticks() {
     for i in 0..6 {
         w.append_batch(&batch(i * 10..i * 10 + 10)).await.unwrap();
     }
-    let offsets = conn
-        .admin()
-        .list_offsets(&path, None, &[], OffsetSpec::Latest)
-        .await
-        .unwrap();
+    let offsets = latest_offsets(&conn, &path).await;
     assert_eq!(
         offsets.values().copied().collect::<Vec<_>>(),
         vec![20, 20, 20]
@@ -180,11 +183,7 @@ async fn round_robin_spreads_and_sticky_sticks() {
     for f in futs {
         f.await.unwrap();
     }
-    let offsets = conn2
-        .admin()
-        .list_offsets(&path2, None, &[], OffsetSpec::Latest)
-        .await
-        .unwrap();
+    let offsets = latest_offsets(&conn2, &path2).await;
     let non_empty = offsets.values().filter(|o| **o > 0).count();
     assert_eq!(non_empty, 1, "{offsets:?}");
     assert_eq!(offsets.values().sum::<i64>(), 10);
@@ -214,11 +213,7 @@ async fn sticky_moves_to_another_bucket_when_the_open_batch_is_out_of_room() {
     w.append_batch(&big).await.unwrap();
     w.flush().await.unwrap();
 
-    let offsets = conn
-        .admin()
-        .list_offsets(&path, None, &[], OffsetSpec::Latest)
-        .await
-        .unwrap();
+    let offsets = latest_offsets(&conn, &path).await;
     // Consecutive pieces go to different buckets, so more than one bucket holds rows, and
     // every bucket holds whole pieces.
     let non_empty = offsets.values().filter(|o| **o > 0).count();
