@@ -474,7 +474,11 @@ pub fn parse_duration_ms(text: &str) -> Result<i64> {
 }
 
 /// Everything needed to create a table: schema, partitioning, distribution and properties.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` hides the values of secret-bearing properties (see [`is_secret_property`]):
+/// Fluss hands a lake's catalog token and keys to clients in the table properties, and a
+/// descriptor printed in a log or an error must not carry them.
+#[derive(Clone, PartialEq, Eq)]
 pub struct TableDescriptor {
     /// The schema.
     pub schema: Schema,
@@ -490,6 +494,49 @@ pub struct TableDescriptor {
     pub properties: BTreeMap<String, String>,
     /// User properties Fluss stores but does not interpret.
     pub custom_properties: BTreeMap<String, String>,
+}
+
+/// Whether a property's value is a secret to hide when printed: a catalog's token, credential,
+/// secret key or password, or an HTTP header (`...header.Authorization`) passed to a catalog.
+pub fn is_secret_property(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or(&key);
+    key.contains(".header.")
+        || ["token", "credential", "secret", "password"]
+            .iter()
+            .any(|s| last.contains(s))
+}
+
+/// Properties as printed by `Debug`: secret values replaced by `<hidden>`.
+fn redacted(props: &BTreeMap<String, String>) -> BTreeMap<&str, &str> {
+    props
+        .iter()
+        .map(|(k, v)| {
+            let shown = if is_secret_property(k) {
+                "<hidden>"
+            } else {
+                v.as_str()
+            };
+            (k.as_str(), shown)
+        })
+        .collect()
+}
+
+impl fmt::Debug for TableDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableDescriptor")
+            .field("schema", &self.schema)
+            .field("comment", &self.comment)
+            .field("partition_keys", &self.partition_keys)
+            .field("bucket_keys", &self.bucket_keys)
+            .field("bucket_count", &self.bucket_count)
+            .field("properties (secrets hidden)", &redacted(&self.properties))
+            .field(
+                "custom_properties (secrets hidden)",
+                &redacted(&self.custom_properties),
+            )
+            .finish()
+    }
 }
 
 /// Builds a [`TableDescriptor`] and normalises it like Fluss's `TableDescriptor.Builder`.
@@ -926,6 +973,27 @@ impl TableInfo {
 mod tests {
     use super::*;
     use crate::metadata::schema::tests::{schema_0, schema_1, SCHEMA_JSON_0, SCHEMA_JSON_1};
+
+    #[test]
+    fn debug_hides_the_lake_catalog_secrets_fluss_hands_to_clients() {
+        let d = TableDescriptor::builder(schema_0())
+            .property("table.datalake.iceberg.token", "tok-123")
+            .property(
+                "table.datalake.iceberg.header.Authorization",
+                "Bearer b-456",
+            )
+            .property("table.datalake.iceberg.s3.secret-access-key", "sk-789")
+            .property("table.datalake.iceberg.uri", "http://catalog:8181")
+            .custom_property("my.password", "pw-0")
+            .build()
+            .unwrap();
+        let shown = format!("{d:?}");
+        for secret in ["tok-123", "b-456", "sk-789", "pw-0"] {
+            assert!(!shown.contains(secret), "{secret} printed in {shown}");
+        }
+        assert!(shown.contains("http://catalog:8181"), "{shown}");
+        assert!(shown.contains("table.datalake.iceberg.token"), "{shown}");
+    }
 
     /// Golden JSON from fluss-common/src/test/java/org/apache/fluss/utils/json/TableDescriptorJsonSerdeTest.java.
     /// Java keeps properties in a HashMap (arbitrary order); Riverlet writes them sorted, so the
