@@ -357,10 +357,7 @@ impl std::fmt::Debug for ServerConfig {
             .datalake_iceberg
             .iter()
             .map(|(k, v)| {
-                let secret = k.starts_with("header.")
-                    || ["token", "credential", "secret", "password"]
-                        .iter()
-                        .any(|s| k.contains(s));
+                let secret = riverlet::metadata::table::is_secret_property(k);
                 (k, if secret { "<hidden>" } else { v.as_str() })
             })
             .collect();

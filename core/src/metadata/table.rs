@@ -498,13 +498,14 @@ pub struct TableDescriptor {
 
 /// Whether a property's value is a secret to hide when printed: a catalog's token, credential,
 /// secret key or password, or an HTTP header (`...header.Authorization`) passed to a catalog.
+/// The one rule for every printout of properties (the server's config uses it too).
 pub fn is_secret_property(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
-    let last = key.rsplit('.').next().unwrap_or(&key);
-    key.contains(".header.")
+    key.starts_with("header.")
+        || key.contains(".header.")
         || ["token", "credential", "secret", "password"]
             .iter()
-            .any(|s| last.contains(s))
+            .any(|s| key.contains(s))
 }
 
 /// Properties as printed by `Debug`: secret values replaced by `<hidden>`.
