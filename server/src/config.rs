@@ -353,14 +353,7 @@ impl std::fmt::Debug for ServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let users: Option<Vec<&String>> = self.sasl_users.as_ref().map(|u| u.keys().collect());
         // a REST catalog's token, credential, secret keys and headers (Authorization...)
-        let iceberg: BTreeMap<&String, &str> = self
-            .datalake_iceberg
-            .iter()
-            .map(|(k, v)| {
-                let secret = riverlet::metadata::table::is_secret_property(k);
-                (k, if secret { "<hidden>" } else { v.as_str() })
-            })
-            .collect();
+        let iceberg = riverlet::metadata::table::redacted(&self.datalake_iceberg);
         f.debug_struct("ServerConfig")
             .field("data_dir", &self.data_dir)
             .field("host", &self.host)

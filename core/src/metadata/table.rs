@@ -509,7 +509,7 @@ pub fn is_secret_property(key: &str) -> bool {
 }
 
 /// Properties as printed by `Debug`: secret values replaced by `<hidden>`.
-fn redacted(props: &BTreeMap<String, String>) -> BTreeMap<&str, &str> {
+pub fn redacted(props: &BTreeMap<String, String>) -> BTreeMap<&str, &str> {
     props
         .iter()
         .map(|(k, v)| {
