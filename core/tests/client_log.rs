@@ -196,9 +196,16 @@ async fn round_robin_spreads_and_sticky_sticks() {
 async fn sticky_moves_to_another_bucket_when_the_open_batch_is_out_of_room() {
     let env = TestEnv::new();
     let big = batch(0..1000);
-    // The writer cuts a batch into pieces of per_row * (batch_size / per_row) bytes: with this
-    // batch size every piece holds 50 rows, is smaller than a batch, and two never fit in one.
-    let per_row = big.get_array_memory_size() / big.num_rows();
+    // The writer cuts a batch into pieces of per_row * (batch_size / per_row) bytes, per_row
+    // being the bytes of the batch's rows (not of the allocations behind them) per row: with
+    // this batch size every piece holds 50 rows, is smaller than a batch, and two never fit
+    // in one.
+    let row_bytes: usize = big
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap())
+        .sum();
+    let per_row = row_bytes / big.num_rows();
     assert!(per_row >= 2, "{per_row}");
     let mut config = env.config();
     config.writer.batch_size = per_row * 50 + per_row / 2;

@@ -21,7 +21,8 @@ use arrow_ipc::writer::{
 use arrow_ipc::{CompressionType, MetadataVersion};
 use arrow_schema::SchemaRef;
 
-use super::le;
+use super::batch_memory::BatchMemory;
+use super::{ipc_body, le};
 use crate::{Error, Result};
 
 /// The IPC continuation marker that starts every encapsulated message.
@@ -180,7 +181,17 @@ fn with_write_context<T>(
 
 /// Decodes one encapsulated IPC RecordBatch message with the table's Arrow `schema`.
 pub fn decode_arrow_batch(bytes: &[u8], schema: &SchemaRef) -> Result<RecordBatch> {
-    decode_inner(bytes, schema, None)
+    decode_inner(bytes, schema, None, BatchMemory::PerBatch)
+}
+
+/// Like [`decode_arrow_batch`], with the decoded buffers of a compressed message placed in
+/// `memory` (see [`BatchMemory`]).
+pub fn decode_arrow_batch_in(
+    bytes: &[u8],
+    schema: &SchemaRef,
+    memory: BatchMemory<'_>,
+) -> Result<RecordBatch> {
+    decode_inner(bytes, schema, None, memory)
 }
 
 /// Like [`decode_arrow_batch`] but returns only the columns at `projection` (indexes into
@@ -196,7 +207,7 @@ pub fn decode_arrow_batch_projected(
             "projection column index {bad} out of range for a schema of {n} columns"
         )));
     }
-    decode_inner(bytes, schema, Some(projection))
+    decode_inner(bytes, schema, Some(projection), BatchMemory::PerBatch)
 }
 
 /// The size in bytes of the encapsulated message at the start of `bytes`
@@ -243,6 +254,7 @@ fn decode_inner(
     bytes: &[u8],
     schema: &SchemaRef,
     projection: Option<&[usize]>,
+    memory: BatchMemory<'_>,
 ) -> Result<RecordBatch> {
     let (meta_end, message) = parse_message(bytes)?;
     let batch = message.header_as_record_batch().ok_or_else(|| {
@@ -258,15 +270,40 @@ fn decode_inner(
         .and_then(|end| bytes.get(meta_end..end))
         .ok_or_else(|| Error::corrupt("arrow ipc: body runs past the end of the payload"))?;
     check_batch_against_body(&batch, body)?;
-
     let version = message.version();
-    let buffer = Buffer::from(body);
+
+    // A whole ZSTD message (the default of Fluss tables) is decompressed into one region;
+    // a projection leaves it to arrow-ipc, which decompresses only the projected columns.
+    let zstd = batch
+        .compression()
+        .is_some_and(|c| c.codec() == CompressionType::ZSTD);
+    if zstd && projection.is_none() {
+        let decompressed = ipc_body::decompress_zstd_body(&batch, body, memory)?;
+        return read_batch(
+            &decompressed.body,
+            decompressed.batch()?,
+            schema,
+            None,
+            version,
+        );
+    }
+    read_batch(&Buffer::from(body), batch, schema, projection, version)
+}
+
+/// arrow-ipc's decoding of a message whose ranges were checked.
+fn read_batch(
+    buffer: &Buffer,
+    batch: arrow_ipc::RecordBatch<'_>,
+    schema: &SchemaRef,
+    projection: Option<&[usize]>,
+    version: MetadataVersion,
+) -> Result<RecordBatch> {
     let dictionaries = HashMap::new();
     // arrow-ipc validates the arrays it builds, and we checked every buffer range above;
     // the unwind guard turns any remaining arrow-internal panic on hostile input into Corrupt.
     let result = catch_unwind(AssertUnwindSafe(|| {
         arrow_ipc::reader::read_record_batch(
-            &buffer,
+            buffer,
             batch,
             schema.clone(),
             &dictionaries,

@@ -37,6 +37,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use super::arrow_payload::{self, ArrowCompression};
+use super::batch_memory::BatchMemory;
 use super::change_type::ChangeType;
 use super::le;
 use crate::{Error, Result};
@@ -580,7 +581,16 @@ impl<'a> LogRecordBatch<'a> {
         &self,
         schema: &SchemaRef,
     ) -> Result<(Option<Vec<ChangeType>>, RecordBatch)> {
-        self.arrow_records_inner(schema, None)
+        self.arrow_records_inner(schema, None, BatchMemory::PerBatch)
+    }
+
+    /// Like [`Self::arrow_records`], with the decoded buffers placed in `memory`.
+    pub fn arrow_records_in(
+        &self,
+        schema: &SchemaRef,
+        memory: BatchMemory<'_>,
+    ) -> Result<(Option<Vec<ChangeType>>, RecordBatch)> {
+        self.arrow_records_inner(schema, None, memory)
     }
 
     /// Like [`Self::arrow_records`] but decodes only the columns at `projection`.
@@ -589,13 +599,14 @@ impl<'a> LogRecordBatch<'a> {
         schema: &SchemaRef,
         projection: &[usize],
     ) -> Result<(Option<Vec<ChangeType>>, RecordBatch)> {
-        self.arrow_records_inner(schema, Some(projection))
+        self.arrow_records_inner(schema, Some(projection), BatchMemory::PerBatch)
     }
 
     fn arrow_records_inner(
         &self,
         schema: &SchemaRef,
         projection: Option<&[usize]>,
+        memory: BatchMemory<'_>,
     ) -> Result<(Option<Vec<ChangeType>>, RecordBatch)> {
         let change_types = self.change_types()?;
         let count = self.record_count() as usize;
@@ -609,7 +620,7 @@ impl<'a> LogRecordBatch<'a> {
         let payload = self.arrow_payload()?;
         let batch = match projection {
             Some(p) => arrow_payload::decode_arrow_batch_projected(payload, schema, p)?,
-            None => arrow_payload::decode_arrow_batch(payload, schema)?,
+            None => arrow_payload::decode_arrow_batch_in(payload, schema, memory)?,
         };
         if batch.num_rows() != count {
             return Err(Error::corrupt(format!(

@@ -10,6 +10,7 @@
 
 mod arrow_parts;
 pub mod arrow_payload;
+pub mod batch_memory;
 pub mod change_type;
 pub mod compacted_log;
 pub mod kv_batch;
@@ -17,6 +18,7 @@ pub mod kv_snapshot;
 pub mod log_batch;
 pub mod value_batch;
 
+mod ipc_body;
 pub(crate) mod le;
 
 pub use arrow_payload::{

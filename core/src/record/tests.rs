@@ -445,6 +445,64 @@ fn record_count_must_match_arrow_rows() {
     );
 }
 
+/// The body of an encapsulated message and its RecordBatch header's buffers (offset, length).
+fn body_buffers(payload: &[u8]) -> (usize, Vec<(usize, usize)>) {
+    let meta_len = u32_at(payload, 4) as usize;
+    let meta = arrow_ipc::root_as_message(&payload[8..8 + meta_len]).unwrap();
+    let buffers = meta
+        .header_as_record_batch()
+        .unwrap()
+        .buffers()
+        .unwrap()
+        .iter()
+        .map(|b| (b.offset() as usize, b.length() as usize))
+        .collect();
+    (8 + meta_len, buffers)
+}
+
+#[test]
+fn zstd_decode_into_shared_blocks_matches_the_source_batches() {
+    use super::batch_memory::{BatchMemory, BlockCarver};
+    let carver = BlockCarver::default();
+    let sources: Vec<RecordBatch> = (1..30).map(|i| big_batch(i * 997)).collect();
+    let decoded: Vec<RecordBatch> = sources
+        .iter()
+        .map(|b| {
+            let bytes = encode_arrow_batch(b, ArrowCompression::zstd()).unwrap();
+            decode_arrow_batch_in(&bytes, &schema(), BatchMemory::Blocks(&carver)).unwrap()
+        })
+        .collect();
+    // The batches outlive the read's carver and do not overlap one another.
+    drop(carver);
+    for (source, got) in sources.iter().zip(&decoded) {
+        assert_eq!(source, got);
+    }
+}
+
+#[test]
+fn zstd_buffer_whose_length_prefix_lies_is_corrupt() {
+    let batch = big_batch(2000);
+    let bytes = encode_arrow_batch(&batch, ArrowCompression::zstd()).unwrap();
+    let (body, buffers) = body_buffers(&bytes);
+    // The largest buffer is compressed (not stored raw): its prefix is the decompressed size.
+    let (offset, _) = *buffers.iter().max_by_key(|(_, len)| *len).unwrap();
+    let declared = i64_at(&bytes, body + offset);
+    assert!(declared > 0);
+    for wrong in [declared - 1, declared + 1] {
+        let mut bad = bytes.clone();
+        bad[body + offset..body + offset + 8].copy_from_slice(&wrong.to_le_bytes());
+        let err = decode_arrow_batch(&bad, &schema()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Corrupt, "prefix {wrong}: {err}");
+    }
+    // A damaged ZSTD frame is corrupt too.
+    let mut bad = bytes.clone();
+    for b in &mut bad[body + offset + 8..body + offset + 16] {
+        *b ^= 0xA5;
+    }
+    let err = decode_arrow_batch(&bad, &schema()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
+}
+
 // ------------------------------------------------------------------------------------------
 // Iteration and in-place setters.
 

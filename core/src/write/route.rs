@@ -403,7 +403,7 @@ pub(crate) fn pieces_from_batch(
     if rows == 0 {
         return Ok(Vec::new());
     }
-    let total = batch.get_array_memory_size().max(1);
+    let total = sliced_bytes(batch).max(1);
     let mut out = Vec::new();
     if partitions.is_none() && buckets.is_none() {
         cut(batch.clone(), None, None, total, batch_size, &mut out);
@@ -441,6 +441,17 @@ pub(crate) fn pieces_from_batch(
         cut(part, partition, key.1, size.max(1), batch_size, &mut out);
     }
     Ok(out)
+}
+
+/// The bytes of `batch`'s rows. Not `get_array_memory_size`: that counts whole underlying
+/// allocations, and a batch sliced from a larger one, or decoded from a log batch whose
+/// columns share one region, would count that region once per buffer.
+fn sliced_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .sum()
 }
 
 fn cut(
@@ -735,6 +746,20 @@ mod tests {
             })
             .sum();
         assert_eq!(rows, 100);
+
+        // A slice of a larger batch (as a read's batches share their decoded region) is sized
+        // by its own rows: 100 Int32 rows are 400 bytes, one piece under a 1 KiB batch size.
+        let large = RecordBatch::try_new(
+            b.schema(),
+            vec![Arc::new(Int32Array::from(
+                (0..100_000).collect::<Vec<i32>>(),
+            ))],
+        )
+        .unwrap();
+        let sliced = large.slice(500, 100);
+        let pieces = pieces_from_batch(&sliced, None, None, 1024).unwrap();
+        assert_eq!(pieces.len(), 1);
+        assert_eq!(pieces[0].size, 400);
     }
 
     #[test]
