@@ -12,8 +12,9 @@
 //! it reads the table's log segments (`<tablet-dir>/*/log/*.log` of a `riverlet serve` data
 //! dir: the record bytes a full scan fetches) into memory once, then checks and decodes every
 //! batch (CRC-32C, ZSTD, Arrow IPC) on all cores with no network, `runs` times, once keeping
-//! every decoded batch until the end of the run (as a read into a table does) and once dropping
-//! each (as a streaming read does). One JSON line per run and mode.
+//! every decoded batch until the end of the run and once dropping each, with the decoded
+//! batches placed as the core places those of a read into a table and of a streaming read
+//! (`BatchMemory`). One JSON line per run and mode.
 //! With only a bootstrap address (as tests/run-examples.sh runs every example) it loads 20,000
 //! rows into a new table, scans it once and checks that every row came back.
 
@@ -28,6 +29,7 @@ use arrow_array::{
 use arrow_schema::SchemaRef;
 use riverlet::blocking::Connection;
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use riverlet::record::batch_memory::{BatchMemory, BlockCarver, BlockPool};
 use riverlet::record::{LogBatchIter, LogRecordBatch};
 use riverlet::scan::ReadRequest;
 
@@ -147,6 +149,16 @@ fn load(conn: &Connection, path: &TablePath, rows: usize) -> riverlet::Result<()
     Ok(())
 }
 
+/// The bytes of the batch's rows (not of the allocations behind them, which decoded columns
+/// share).
+fn arrow_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .sum()
+}
+
 /// Reads the whole table `runs` times, each read to its last batch.
 fn scan(conn: &Connection, path: &TablePath, runs: usize) -> riverlet::Result<()> {
     let table = conn.table(path)?;
@@ -157,7 +169,7 @@ fn scan(conn: &Connection, path: &TablePath, runs: usize) -> riverlet::Result<()
         for batch in table.read(&ReadRequest::default())? {
             let batch = batch?;
             rows += batch.num_rows();
-            bytes += batch.get_array_memory_size();
+            bytes += arrow_bytes(&batch);
         }
         let seconds = t0.elapsed().as_secs_f64();
         println!(
@@ -208,6 +220,13 @@ fn decode(schema: &SchemaRef, dir: &std::path::Path, runs: usize) -> riverlet::R
     for run in 0..runs {
         for keep in [true, false] {
             let next = AtomicUsize::new(0);
+            // As the core's reads that keep every batch do (see BatchMemory).
+            let (carver, pool) = (BlockCarver::default(), BlockPool::default());
+            let memory = if keep {
+                BatchMemory::Blocks(&carver)
+            } else {
+                BatchMemory::Pooled(&pool)
+            };
             let t0 = Instant::now();
             let per_thread: Vec<riverlet::Result<(usize, usize, Vec<RecordBatch>)>> =
                 std::thread::scope(|s| {
@@ -222,9 +241,9 @@ fn decode(schema: &SchemaRef, dir: &std::path::Path, runs: usize) -> riverlet::R
                                     };
                                     let batch = LogRecordBatch::new(raw)?;
                                     batch.ensure_valid()?;
-                                    let (_, decoded) = batch.arrow_records(schema)?;
+                                    let (_, decoded) = batch.arrow_records_in(schema, memory)?;
                                     rows += decoded.num_rows();
-                                    bytes += decoded.get_array_memory_size();
+                                    bytes += arrow_bytes(&decoded);
                                     if keep {
                                         kept.push(decoded);
                                     }

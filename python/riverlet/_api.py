@@ -577,6 +577,7 @@ class Table:
             kw.get("tz"),
             kw.get("read_optimized", False),
             kw.get("changelog", False),
+            kw.get("keep_batches", False),
         )
 
     def _collect(self, stream: _riverlet.BatchStream, progress: ProgressArg, what: str) -> pa.Table:
@@ -625,7 +626,7 @@ class Table:
     ) -> pa.Table:
         """:meth:`scan` collected into a :class:`pyarrow.Table` (Ctrl-C stops it)."""
         stream = self._stream(columns=columns, filter=filter, partitions=partitions,
-                              limit=limit, read_optimized=read_optimized)
+                              limit=limit, read_optimized=read_optimized, keep_batches=True)
         return self._collect(stream, progress, "read")
 
     def scan_between(
@@ -677,7 +678,7 @@ class Table:
                 kind="invalid_argument",
             )
         stream = self._stream(columns=columns, filter=filter, partitions=partitions,
-                              limit=limit, start=start, end=end, tz=tz)
+                              limit=limit, start=start, end=end, tz=tz, keep_batches=True)
         return self._collect(stream, progress, "read")
 
     def changelog(
@@ -699,7 +700,8 @@ class Table:
         table's (projected) columns.
         """
         stream = self._stream(columns=columns, filter=filter, partitions=partitions,
-                              limit=limit, start=start, end=end, tz=tz, changelog=True)
+                              limit=limit, start=start, end=end, tz=tz, changelog=True,
+                              keep_batches=True)
         return self._collect(stream, progress, "changelog")
 
     def scan_changelog(

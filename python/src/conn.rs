@@ -462,10 +462,11 @@ impl PyTable {
     }
 
     /// Plans and starts a read; see `riverlet.Table.scan`. `start`/`end` make it a time-range
-    /// read of commit time `[start, end)`; `changelog` adds the change columns.
+    /// read of commit time `[start, end)`; `changelog` adds the change columns;
+    /// `keep_batches` says the caller keeps every batch (a read into one table).
     #[pyo3(signature = (columns = None, filter = None, partitions = None, limit = None,
                         start = None, end = None, tz = None, read_optimized = false,
-                        changelog = false))]
+                        changelog = false, keep_batches = false))]
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &self,
@@ -479,6 +480,7 @@ impl PyTable {
         tz: Option<String>,
         read_optimized: bool,
         changelog: bool,
+        keep_batches: bool,
     ) -> PyResult<crate::stream::PyBatchStream> {
         let limit = limit
             .map(|l| crate::convert::int_arg::<usize>(&l, "limit", "a non-negative integer"))
@@ -493,6 +495,7 @@ impl PyTable {
             tz,
             read_optimized,
             changelog,
+            keep_batches,
         };
         crate::read::scan(py, self, args)
     }

@@ -32,6 +32,8 @@ pub struct ReadArgs<'py> {
     pub tz: Option<String>,
     pub read_optimized: bool,
     pub changelog: bool,
+    /// The caller keeps every batch until the read ends (`read()` into one table).
+    pub keep_batches: bool,
 }
 
 fn partition_selector(v: &Bound<'_, PyAny>) -> PyResult<PartitionSelector> {
@@ -85,6 +87,7 @@ fn read_request(args: &ReadArgs<'_>) -> PyResult<ReadRequest> {
         time_zone: args.tz.clone(),
         read_optimized: args.read_optimized,
         changelog: args.changelog,
+        keep_batches: args.keep_batches,
         ..ReadRequest::default()
     })
 }

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -146,3 +148,25 @@ def test_progress_callback(conn: riverlet.Connection, db: str) -> None:
     t.read(progress=seen.append)
     assert sum(seen) == 3
     t.read(progress=True)  # tqdm bar
+
+
+def test_read_into_a_table_matches_the_stream_and_outlives_its_connection(
+        server: riverlet.LocalServer, db: str) -> None:
+    # read() keeps every batch, so the core places them in shared blocks (a streaming scan()
+    # recycles memory instead): both must return the same rows, and read()'s table must stay
+    # intact once the read and its connection are gone.
+    rows = [{"order_id": i, "item_id": i * 7 % 1000, "amount": i % 97,
+             "address": None if i % 11 == 0 else f"addr{i * 31 % 500}"} for i in range(60_000)]
+    since = int(time.time() * 1000) - 60_000
+    with riverlet.connect(server.bootstrap_servers) as c:
+        t = c.create_table(f"{db}.many", SCHEMA, buckets=2)
+        for start in range(0, len(rows), 3000):
+            t.append(rows[start:start + 3000])
+        streamed = pa.Table.from_batches(list(t.scan()), schema=t.schema)
+        kept = t.read()
+        window = t.read_between(since)
+    assert kept.num_rows == len(rows)
+    assert len(kept.to_batches()) > 2
+    assert sorted_rows(kept) == rows
+    assert sorted_rows(streamed) == rows
+    assert sorted_rows(window) == rows

@@ -111,6 +111,7 @@ pub struct ScanBuilder {
     changelog: bool,
     buckets: Option<Vec<i32>>,
     batch_size: Option<usize>,
+    keep_batches: bool,
     deferred: Option<Error>,
 }
 
@@ -129,6 +130,7 @@ impl ScanBuilder {
             changelog: false,
             buckets: None,
             batch_size: None,
+            keep_batches: false,
             deferred: None,
         }
     }
@@ -261,6 +263,13 @@ impl ScanBuilder {
         self
     }
 
+    /// Whether the caller keeps every batch until the read ends (see
+    /// [`ReadRequest::keep_batches`]; [`ScanBuilder::collect`] does).
+    pub fn keep_batches(mut self, keep: bool) -> ScanBuilder {
+        self.keep_batches = keep;
+        self
+    }
+
     /// The table being read.
     pub fn table(&self) -> &Table {
         &self.table
@@ -329,7 +338,7 @@ impl ScanBuilder {
 
     /// Runs the read and collects every batch.
     pub async fn collect(self) -> Result<Vec<arrow_array::RecordBatch>> {
-        self.execute().await?.collect().await
+        self.keep_batches(true).execute().await?.collect().await
     }
 }
 

@@ -66,6 +66,11 @@ pub struct ReadRequest {
     pub changelog: bool,
     /// At most this many rows per returned batch (None or 0: as produced).
     pub batch_size: Option<usize>,
+    /// The caller keeps every batch until the read ends (a read into one table): decoded
+    /// batches then share large memory blocks, which the system fills with far fewer page
+    /// faults. A block is freed only when all its batches are, so a stream dropped batch by
+    /// batch leaves this false.
+    pub keep_batches: bool,
 }
 
 /// The option keys [`ReadRequest::from_options`] understands (Fluss's names where Fluss has one).
@@ -162,6 +167,7 @@ impl ReadRequest {
         b.read_optimized(self.read_optimized)
             .changelog(self.changelog)
             .batch_size(self.batch_size.unwrap_or(0))
+            .keep_batches(self.keep_batches)
     }
 }
 

@@ -15,6 +15,7 @@ use super::request::{select_buckets, BucketOffset, SubscribeRequest};
 use super::resolve_projection;
 use super::time::{parse_timestamp, TimeZoneSpec};
 use crate::client::{OffsetSpec, Table};
+use crate::record::batch_memory::BatchMemory;
 use crate::record::ChangeType;
 use crate::{Error, Result};
 
@@ -374,6 +375,7 @@ impl Subscription {
                         cols: &self.fetch_cols,
                         projected: self.projected,
                         schema: &self.fetch_schema,
+                        memory: BatchMemory::PerBatch,
                     },
                     Some(0),
                     None,

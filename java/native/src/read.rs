@@ -88,6 +88,8 @@ fn read_request(env: &mut JNIEnv<'_>, options: &JObject<'_>) -> JniResult<ReadRe
         read_optimized: env.get_field(options, "readOptimized", "Z")?.z()?,
         changelog: env.get_field(options, "changelog", "Z")?.z()?,
         batch_size: usize::try_from(batch_size).ok().filter(|n| *n > 0),
+        // Spark and Flink consume a read batch by batch through the C stream.
+        keep_batches: false,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::proto::{
     FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable, PbFetchLogRespForBucket,
     PbPredicate,
 };
+use crate::record::batch_memory::BatchMemory;
 use crate::record::{ChangeType, LogBatchIter, LogRecordBatch};
 use crate::rpc::ApiKey;
 use crate::{Error, Result};
@@ -49,6 +50,8 @@ pub(crate) struct FetchColumns<'a> {
     pub projected: bool,
     /// Their Arrow schema.
     pub schema: &'a SchemaRef,
+    /// Where decoded batches are placed.
+    pub memory: BatchMemory<'a>,
 }
 
 /// Fetches and decodes log batches of one bucket from `offset`, keeping rows below `end`.
@@ -458,7 +461,7 @@ pub(super) fn decode_batch(
     }
     let schema_id = batch.schema_id() as i32;
     let (change_types, rows) = if schema_id == table.info.schema_id {
-        batch.arrow_records(columns.schema)?
+        batch.arrow_records_in(columns.schema, columns.memory)?
     } else {
         // Written before an ADD COLUMN: decoded with its own schema, the added columns null.
         let older = table.info.schema_by_id(schema_id)?;

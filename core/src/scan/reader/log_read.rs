@@ -22,6 +22,7 @@ use super::fetch::{
 };
 use super::plan::BucketRead;
 use crate::client::Table;
+use crate::record::batch_memory::{BatchMemory, BlockCarver, BlockPool};
 use crate::record::{LogBatchIter, LogRecordBatch};
 use crate::{Error, Result};
 
@@ -53,6 +54,37 @@ pub(super) struct LogSource {
     pub(super) window: Option<PinnedRange>,
     /// The batch filter sent with every FetchLog, if the read can push one.
     pub(super) pushed: Option<PushedFilter>,
+    /// Where decoded batches are placed.
+    pub(super) memory: ReadMemory,
+}
+
+/// Where the decoded batches of one read live (see [`BatchMemory`]).
+pub(super) enum ReadMemory {
+    /// The caller keeps every batch: shared blocks.
+    Kept(BlockCarver),
+    /// The caller drops batch after batch: recycled mappings.
+    Streamed(BlockPool),
+    /// The allocator's (reads inside the core, e.g. a primary-key view's log part).
+    Allocated,
+}
+
+impl ReadMemory {
+    /// The memory of a read whose caller keeps every batch, or not.
+    pub(super) fn for_read(keep_batches: bool) -> ReadMemory {
+        if keep_batches {
+            ReadMemory::Kept(BlockCarver::default())
+        } else {
+            ReadMemory::Streamed(BlockPool::default())
+        }
+    }
+
+    fn batch_memory(&self) -> BatchMemory<'_> {
+        match self {
+            ReadMemory::Kept(carver) => BatchMemory::Blocks(carver),
+            ReadMemory::Streamed(pool) => BatchMemory::Pooled(pool),
+            ReadMemory::Allocated => BatchMemory::PerBatch,
+        }
+    }
 }
 
 impl LogSource {
@@ -61,6 +93,7 @@ impl LogSource {
             cols: &self.cols,
             projected: self.projected,
             schema: &self.schema,
+            memory: self.memory.batch_memory(),
         }
     }
 }

@@ -30,7 +30,7 @@ pub(crate) use plan::{
     Plan,
 };
 
-use log_read::{Finish, LogReader, LogSource};
+use log_read::{Finish, LogReader, LogSource, ReadMemory};
 use pk_view::{fold_bucket, read_kv_bucket, read_snapshot_bucket};
 use plan::Mode;
 
@@ -132,6 +132,7 @@ fn log_source(plan: &Plan) -> LogSource {
         schema: plan.fetch_schema.clone(),
         window: plan.range,
         pushed: pushed_filter(plan),
+        memory: ReadMemory::for_read(plan.keep_batches),
     }
 }
 

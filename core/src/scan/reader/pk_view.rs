@@ -11,13 +11,14 @@ use crate::client::{OffsetSpec, Table};
 use crate::error::codes;
 use crate::metadata::{DataType, KvFormat};
 use crate::proto::{PbScanReqForBucket, ScanKvRequest};
+use crate::record::batch_memory::BatchMemory;
 use crate::record::ValueRecordBatch;
 use crate::rpc::ApiKey;
 use crate::{Error, Result};
 
 use super::fetch::FetchColumns;
 use super::finish_batch;
-use super::log_read::{bucket_batches, LogSource};
+use super::log_read::{bucket_batches, LogSource, ReadMemory};
 use super::plan::{table_name, BucketRead, Plan};
 use super::snapshot::{latest_snapshots, read_snapshot, SnapshotRef};
 
@@ -90,6 +91,7 @@ async fn fold_log(
             schema: columns.schema.clone(),
             window: range,
             pushed: None,
+            memory: ReadMemory::Allocated,
         },
         b.clone(),
     );
@@ -243,6 +245,7 @@ async fn fold_full_rows(
         cols: &all,
         projected: false,
         schema: &full,
+        memory: BatchMemory::PerBatch,
     };
     if start >= end {
         if base.is_empty() {

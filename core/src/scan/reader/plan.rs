@@ -12,6 +12,7 @@ use super::super::{changelog_meta_fields, resolve_projection, PartitionSelector,
 use crate::client::{OffsetSpec, PartitionInfo, Table};
 use crate::error::codes;
 use crate::metadata::{DataType, LogFormat};
+use crate::record::batch_memory::BatchMemory;
 use crate::{Error, Result};
 
 use super::fetch::FetchColumns;
@@ -81,6 +82,8 @@ pub(crate) struct Plan {
     pub lake_snapshot: Option<i64>,
     /// The buckets a union read's lake rows are kept of (None: all).
     pub lake_buckets: Option<Vec<i32>>,
+    /// The caller keeps every batch (see `ReadRequest::keep_batches`).
+    pub keep_batches: bool,
 }
 
 /// Whether a plain read of `table` is a union read when the table has a lake snapshot: a
@@ -431,6 +434,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         warnings,
         snapshots,
         lake_buckets,
+        keep_batches: b.keep_batches,
         lake_snapshot: lake.map(|s| s.snapshot_id),
     })
 }
@@ -441,6 +445,7 @@ impl Plan {
             cols: &self.fetch_cols,
             projected: self.projected,
             schema: &self.fetch_schema,
+            memory: BatchMemory::PerBatch,
         }
     }
 }
