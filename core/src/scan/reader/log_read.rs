@@ -178,9 +178,14 @@ impl<T: Send + 'static> LogReader<T> {
             senders.into_iter().map(Some).collect(),
             budget.clone(),
         ));
+        // Twice the cores: batches are handed out in order, so a decoder that finishes while
+        // the caller still waits for an earlier batch would otherwise leave its core idle.
+        // Measured (2 cores, 10M rows, 2026-12-05): a full scan 0.71 -> 0.62 s and a streaming
+        // scan 0.63 -> 0.56 s going from 2 to 4, peak RSS unchanged; 6 and 8 no faster.
         let depth = std::thread::available_parallelism()
             .map_or(2, |n| n.get())
-            .clamp(2, 8);
+            .saturating_mul(2)
+            .clamp(4, 8);
         LogReader {
             source,
             reads,
