@@ -29,7 +29,7 @@ use arrow_array::{
 use arrow_schema::SchemaRef;
 use riverlet::blocking::Connection;
 use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
-use riverlet::record::batch_memory::{BatchMemory, BlockCarver, BlockPool};
+use riverlet::record::batch_memory::{row_bytes, BatchMemory, BlockCarver, BlockPool};
 use riverlet::record::{LogBatchIter, LogRecordBatch};
 use riverlet::scan::ReadRequest;
 
@@ -149,16 +149,6 @@ fn load(conn: &Connection, path: &TablePath, rows: usize) -> riverlet::Result<()
     Ok(())
 }
 
-/// The bytes of the batch's rows (not of the allocations behind them, which decoded columns
-/// share).
-fn arrow_bytes(batch: &RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
-        .sum()
-}
-
 /// Reads the whole table `runs` times, each read to its last batch.
 fn scan(conn: &Connection, path: &TablePath, runs: usize) -> riverlet::Result<()> {
     let table = conn.table(path)?;
@@ -169,7 +159,7 @@ fn scan(conn: &Connection, path: &TablePath, runs: usize) -> riverlet::Result<()
         for batch in table.read(&ReadRequest::default())? {
             let batch = batch?;
             rows += batch.num_rows();
-            bytes += arrow_bytes(&batch);
+            bytes += row_bytes(&batch);
         }
         let seconds = t0.elapsed().as_secs_f64();
         println!(
@@ -243,7 +233,7 @@ fn decode(schema: &SchemaRef, dir: &std::path::Path, runs: usize) -> riverlet::R
                                     batch.ensure_valid()?;
                                     let (_, decoded) = batch.arrow_records_in(schema, memory)?;
                                     rows += decoded.num_rows();
-                                    bytes += arrow_bytes(&decoded);
+                                    bytes += row_bytes(&decoded);
                                     if keep {
                                         kept.push(decoded);
                                     }

@@ -16,6 +16,7 @@
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
+use arrow_array::RecordBatch;
 use arrow_buffer::{Buffer, MutableBuffer};
 
 /// Size of a shared block: a handful of decoded batches (Fluss batches decode to 0.1-2 MB).
@@ -31,6 +32,17 @@ const POOL_GRANULE: usize = 64 << 10;
 /// Ranges carved from a block start at this alignment: Arrow's own buffer alignment, enough
 /// for every Arrow type (arrow-ipc copies a buffer it finds misaligned for its type).
 pub(crate) const RANGE_ALIGN: usize = 64;
+
+/// The bytes of `batch`'s rows. Not `get_array_memory_size`: that counts whole underlying
+/// allocations, so a batch sliced from a larger one, or decoded here (its columns share one
+/// region), would count that region once per buffer.
+pub fn row_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .sum()
+}
 
 /// How the decoder allocates the memory of a batch.
 #[derive(Clone, Copy, Default)]

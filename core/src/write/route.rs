@@ -403,7 +403,7 @@ pub(crate) fn pieces_from_batch(
     if rows == 0 {
         return Ok(Vec::new());
     }
-    let total = sliced_bytes(batch).max(1);
+    let total = crate::record::batch_memory::row_bytes(batch).max(1);
     let mut out = Vec::new();
     if partitions.is_none() && buckets.is_none() {
         cut(batch.clone(), None, None, total, batch_size, &mut out);
@@ -441,17 +441,6 @@ pub(crate) fn pieces_from_batch(
         cut(part, partition, key.1, size.max(1), batch_size, &mut out);
     }
     Ok(out)
-}
-
-/// The bytes of `batch`'s rows. Not `get_array_memory_size`: that counts whole underlying
-/// allocations, and a batch sliced from a larger one, or decoded from a log batch whose
-/// columns share one region, would count that region once per buffer.
-fn sliced_bytes(batch: &RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
-        .sum()
 }
 
 fn cut(
