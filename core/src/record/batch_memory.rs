@@ -4,9 +4,10 @@
 //! A read into a table (Python's `read()`, a collect) keeps every decoded batch until the end,
 //! so its memory is hundreds of MB of fresh pages. Touching them one 4 KiB page at a time
 //! costs a page fault each (~100k for 400 MB, a sixth of the client's CPU in a full scan,
-//! benches/PROFILE.md). Such a read carves its batches from 8 MiB blocks that are mapped
-//! 2 MiB-aligned and advised for transparent huge pages, so the kernel fills them 2 MiB at a
-//! time. A streaming read frees each batch soon after it is decoded, so it needs few pages at
+//! benches/PROFILE.md). Such a read carves its batches from blocks that grow from 256 KiB to
+//! 8 MiB; blocks of 2 MiB and more are mapped 2 MiB-aligned and advised for transparent huge
+//! pages, so the kernel fills them 2 MiB at a time. (Growing, so that a small read kept around
+//! does not hold a huge page.) A streaming read frees each batch soon after it is decoded, so it needs few pages at
 //! a time: each batch gets a mapping of its own, which returns to the read's small pool when
 //! the batch is dropped and is reused for a later batch, so the stream faults in its pages
 //! once and holds no more than the batches alive plus the pool. (Left to `malloc`, batches
@@ -19,8 +20,11 @@ use std::sync::{Arc, Mutex};
 use arrow_array::RecordBatch;
 use arrow_buffer::{Buffer, MutableBuffer};
 
-/// Size of a shared block: a handful of decoded batches (Fluss batches decode to 0.1-2 MB).
+/// Size of a shared block once a read has grown to it: a handful of decoded batches (Fluss
+/// batches decode to 0.1-2 MB).
 const BLOCK_BYTES: usize = 8 << 20;
+/// Size of a read's first shared block; each next one is twice the last, up to [`BLOCK_BYTES`].
+const FIRST_BLOCK_BYTES: usize = 256 << 10;
 /// Alignment of a block, and the size of a transparent huge page on x86-64 and arm64 (4 KiB
 /// base pages).
 const HUGE_PAGE: usize = 2 << 20;
@@ -60,7 +64,15 @@ pub enum BatchMemory<'a> {
 /// full. A block is unmapped when the carver and every buffer carved from it are dropped.
 #[derive(Default)]
 pub struct BlockCarver {
-    current: Mutex<Option<(Arc<Block>, usize)>>,
+    state: Mutex<Carving>,
+}
+
+#[derive(Default)]
+struct Carving {
+    /// The block being carved and the bytes of it used.
+    current: Option<(Arc<Block>, usize)>,
+    /// The size of the next block (0: the first).
+    next_size: usize,
 }
 
 impl std::fmt::Debug for BlockCarver {
@@ -206,15 +218,19 @@ impl BlockCarver {
                 owner: RegionOwner::Block(block),
             });
         }
-        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
-        let fits = |used: usize| used.checked_add(len).is_some_and(|end| end <= BLOCK_BYTES);
-        if !current.as_ref().is_some_and(|(_, used)| fits(*used)) {
-            *current = Some((Arc::new(Block::map(BLOCK_BYTES)?), 0));
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let fits = |(block, used): &(Arc<Block>, usize)| {
+            used.checked_add(len).is_some_and(|end| end <= block.len)
+        };
+        if !state.current.as_ref().is_some_and(fits) {
+            let size = state.next_size.max(FIRST_BLOCK_BYTES).max(len);
+            state.current = Some((Arc::new(Block::map(size)?), 0));
+            state.next_size = size.saturating_mul(2).min(BLOCK_BYTES);
         }
-        let (block, used) = current.as_mut()?;
+        let (block, used) = state.current.as_mut()?;
         let start = *used;
-        *used = (start + len).next_multiple_of(RANGE_ALIGN).min(BLOCK_BYTES);
-        // SAFETY: start + len <= BLOCK_BYTES, the block's length.
+        *used = (start + len).next_multiple_of(RANGE_ALIGN).min(block.len);
+        // SAFETY: start + len <= block.len, checked above.
         let ptr = unsafe { NonNull::new_unchecked(block.ptr.as_ptr().add(start)) };
         Some(Region {
             ptr,
@@ -237,8 +253,8 @@ unsafe impl Sync for Block {}
 impl std::panic::RefUnwindSafe for Block {}
 
 impl Block {
-    /// Maps `len` bytes (rounded up to whole pages) at a huge-page boundary and advises huge
-    /// pages for them; `None` if the system refuses the mapping (the caller then allocates the
+    /// Maps `len` bytes (rounded up to whole pages) at a huge-page boundary and, from 2 MiB,
+    /// advises huge pages for them; `None` if the system refuses the mapping (the caller then allocates the
     /// usual way).
     #[cfg(target_os = "linux")]
     fn map(len: usize) -> Option<Block> {
@@ -271,7 +287,9 @@ impl Block {
             if tail > 0 {
                 libc::munmap((start + len) as *mut libc::c_void, tail);
             }
-            libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            if len >= HUGE_PAGE {
+                libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            }
         }
         Some(Block {
             ptr: NonNull::new(start as *mut u8)?,
@@ -338,6 +356,32 @@ mod tests {
                 "batch {i} was overwritten"
             );
         }
+    }
+
+    #[test]
+    fn a_read_s_blocks_start_small_and_grow_to_the_block_size() {
+        let carver = BlockCarver::default();
+        let block_len = |c: &BlockCarver| {
+            let state = c.state.lock().unwrap();
+            state.current.as_ref().map(|(b, _)| b.len)
+        };
+        // A small read kept around holds a small block, not a huge page.
+        let _tiny = fill(Region::allocate(1000, BatchMemory::Blocks(&carver)), 1);
+        assert_eq!(block_len(&carver), Some(FIRST_BLOCK_BYTES));
+        let mut sizes = Vec::new();
+        let _kept: Vec<Buffer> = (0..200)
+            .map(|_| {
+                let b = fill(Region::allocate(200_000, BatchMemory::Blocks(&carver)), 2);
+                let len = block_len(&carver).unwrap();
+                if sizes.last() != Some(&len) {
+                    sizes.push(len);
+                }
+                b
+            })
+            .collect();
+        assert_eq!(sizes.first(), Some(&FIRST_BLOCK_BYTES));
+        assert!(sizes.windows(2).all(|w| w[1] == 2 * w[0]), "{sizes:?}");
+        assert_eq!(sizes.last(), Some(&BLOCK_BYTES));
     }
 
     #[test]
