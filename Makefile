@@ -2,10 +2,11 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-rust lint bench jar
+.PHONY: demo test test-rust lint bench jar dist
 
+# Builds only what the demo runs (no lake crates) with the build-time profile `demo`.
 demo:
-	$(CARGO) run -q -p riverlet-cli -- demo
+	$(CARGO) run -q -p riverlet-cli --no-default-features --profile demo -- demo
 
 test:
 	bash tests/run-all.sh
@@ -16,6 +17,10 @@ test-rust:
 # The JVM binding's JAR (release native library inside): java/riverlet-java/target/riverlet-java-*.jar
 jar:
 	mvn -T1 -B -q -f java/pom.xml -DskipTests package
+
+# Every installable artifact (wheel, JARs, C SDK) into dist/ (packaging/dist.sh says which).
+dist:
+	bash packaging/dist.sh
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -32,3 +37,23 @@ bench:
 	@$(BENCH_PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt "maturin>=1.16,<2"
 	$(BENCH_PYTHON) benches/run.py $(BENCH_ARGS)
 	$(BENCH_PYTHON) benches/server_vs_fluss.py $(SERVER_BENCH_ARGS)
+
+# The documentation site into site/ (pages of docs/, mkdocs.yml; docs/maintainers/docs.md says
+# how it is made): mkdocs in its own venv (.venv-docs, tools pinned in docs/requirements.txt),
+# then the generated API references copied under site/api/: rustdoc (the same flags as the
+# test run's `cargo doc`, so its build is reused) and the Java API's Javadoc.
+# docs/check.sh builds it and checks every internal link and anchor.
+DOCS_VENV ?= .venv-docs
+JAVADOC_PLUGIN ?= org.apache.maven.plugins:maven-javadoc-plugin:3.11.2
+.PHONY: docs
+docs:
+	@test -x $(DOCS_VENV)/bin/python || python3 -m venv $(DOCS_VENV)
+	@$(DOCS_VENV)/bin/pip install -q --disable-pip-version-check -r docs/requirements.txt
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps -q
+	mvn -B -q -Dstyle.color=never -f java/pom.xml -pl riverlet-java $(JAVADOC_PLUGIN):javadoc \
+	  -Driverlet.cargo.skip=true
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build -q
+	mkdir -p site/api/rust site/api/java
+	cp -r target/doc/. site/api/rust/
+	cp docs/tools/rustdoc-index.html site/api/rust/index.html
+	cp -r java/riverlet-java/target/reports/apidocs/. site/api/java/

@@ -936,12 +936,13 @@ KEPT_SECTIONS = [("<!-- jvm-boundary", "<!-- /jvm-boundary -->"),
                  ("<!-- server-vs-fluss", "<!-- /server-vs-fluss -->"),
                  ("<!-- spark-connector", "<!-- /spark-connector -->"),
                  ("<!-- flink-connector", "<!-- /flink-connector -->"),
-                 ("<!-- flight-sql", "<!-- /flight-sql -->")]
+                 ("<!-- flight-sql", "<!-- /flight-sql -->"),
+                 ("<!-- scale", "<!-- /scale -->")]
 
 
 def write_results(out: Path, text: str) -> None:
     """Writes RESULTS.md, keeping the sections other runners own (benches/jvm, server_vs_fluss.py, benches/spark,
-    benches/flink, benches/flight)."""
+    benches/flink, benches/flight, benches/scale.py)."""
     old = out.read_text() if out.exists() else ""
     for start, end in KEPT_SECTIONS:
         if start in old and end in old:

@@ -128,7 +128,7 @@ class FlussCluster:
         self.version = env.get("FLUSS_VERSION", "?")
         self.cold_start_s = first_answer(self.bootstrap, 120) - t0
         self.pids = {role: int((workdir / "pids" / f"{role}.pid").read_text().strip())
-                     for role in ("zookeeper", "coordinator", "tablet")}
+                     for role in ("zookeeper", "coordinator", "tablet-0")}
 
     def rss(self) -> dict:
         return {f"fluss {role}": vm_hwm_kib(pid) for role, pid in self.pids.items()}
@@ -278,7 +278,7 @@ def report(res: dict) -> tuple[str, list[str]]:
     if fluss_total:
         ratios.append(f"peak RSS riverlet-server / Fluss (all JVMs): {riv_rss / fluss_total:.3f}x "
                       f"({riv_rss / 1024:.0f} vs {fluss_total / 1024:.0f} MiB); vs the tablet "
-                      f"server alone: {riv_rss / (rss['fluss']['fluss tablet'] or 1):.3f}x")
+                      f"server alone: {riv_rss / (rss['fluss']['fluss tablet-0'] or 1):.3f}x")
     ratios.append(f"cold start riverlet-server / Fluss: {cs['riverlet'] / cs['fluss']:.4f}x "
                   f"({cs['fluss'] / cs['riverlet']:.0f}x faster)")
     p("**Ratios:**")

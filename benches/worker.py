@@ -5,8 +5,10 @@ allocator, no leftover memory) and so that the peak RSS the parent reads with os
 to exactly one measurement. The last stdout line is a JSON object with the figures.
 
 spec keys: op, contender ("pyfluss" | "riverlet"), bootstrap, table, buckets, data (Arrow IPC
-file of the bench data, 8192-row batches), plus op-specific keys. Timings exclude imports,
-connecting and table lookup: only the measured operation is inside the clock.
+file of the bench data, 8192-row batches), plus op-specific keys (append: `existing` appends to
+a table the caller created instead of creating it, `keep` keeps the table afterwards; both for
+benches/scale.py). Timings exclude imports, connecting and table lookup: only the measured
+operation is inside the clock.
 """
 
 from __future__ import annotations
@@ -184,7 +186,11 @@ async def pyfluss_main(spec: dict) -> dict:
             out["rows"] = data.num_rows
         elif op == "append":
             data = load_data(spec["data"], spec.get("rows"))
-            path = await pyfluss_create(conn, spec["table"], data.schema, spec["buckets"])
+            if spec.get("existing"):
+                # benches/scale.py: the harness created the table (and checked its leaders)
+                path = pyfluss_path(spec["table"])
+            else:
+                path = await pyfluss_create(conn, spec["table"], data.schema, spec["buckets"])
             table = await aw(conn.get_table(path))
             batches = batches_of(data)
             t0, c0 = time.perf_counter(), time.process_time()
@@ -192,7 +198,8 @@ async def pyfluss_main(spec: dict) -> dict:
             out["seconds"] = time.perf_counter() - t0
             out["timed_cpu_s"] = time.process_time() - c0
             out["rows"] = data.num_rows
-            await aw(conn.get_admin().drop_table(path, ignore_if_not_exists=True))
+            if not spec.get("keep"):
+                await aw(conn.get_admin().drop_table(path, ignore_if_not_exists=True))
         elif op == "upsert":
             # pyfluss's UpsertWriter takes one row at a time (no Arrow batch API): its users
             # write rows from Python, so that is what is measured.
@@ -328,9 +335,13 @@ def riverlet_main(spec: dict) -> dict:
     try:
         if op == "append":
             data = load_data(spec["data"], spec.get("rows"))
-            db = spec["table"].split(".", 1)[0]
-            conn.create_database(db, if_not_exists=True)
-            t = conn.create_table(spec["table"], data.schema, buckets=spec["buckets"])
+            if spec.get("existing"):
+                # benches/scale.py: the harness created the table (and checked its leaders)
+                t = conn.table(spec["table"])
+            else:
+                db = spec["table"].split(".", 1)[0]
+                conn.create_database(db, if_not_exists=True)
+                t = conn.create_table(spec["table"], data.schema, buckets=spec["buckets"])
             batches = pa.Table.from_batches(batches_of(data), schema=data.schema)
             t0, c0 = time.perf_counter(), time.process_time()
             t.append(batches)

@@ -42,12 +42,21 @@ mvn_suite() {
   return 1
 }
 
+# The whole run's output also goes to a file, so the end can repeat where each failed suite
+# stopped and which suites took the time: a CI log is often read from its tail only.
+RUN_LOG=$(mktemp "${TMPDIR:-/tmp}/riverlet-run-all.XXXXXX")
+exec > >(tee "$RUN_LOG") 2>&1
+run_start=$SECONDS
+suite_times=()
+failed_tails=()
+
 run_suite() {
   local name=$1
   shift
   echo
   echo "=== suite: $name"
-  local t0=$SECONDS
+  local t0=$SECONDS first
+  first=$(wc -l <"$RUN_LOG")
   if "$@"; then
     passed=$((passed + 1))
     echo "=== suite: $name: ok ($((SECONDS - t0)) s)"
@@ -55,7 +64,18 @@ run_suite() {
     failed=$((failed + 1))
     failed_names+=("$name")
     echo "=== suite: $name: FAILED ($((SECONDS - t0)) s)"
+    sleep 0.2 # tee writes the last lines
+    failed_tails+=("--- $name, its last lines:"$'\n'"$(tail -n +"$((first + 1))" "$RUN_LOG" | tail -n 12)")
   fi
+  suite_times+=("$((SECONDS - t0)) ${name%% (*}")
+}
+
+# The suites that took longest, on one line, and every failed suite's last lines.
+report_run() {
+  echo "time: $((SECONDS - run_start)) s in all; longest: $(printf '%s\n' "${suite_times[@]}" |
+    sort -rn | head -n 12 | awk '{ n = $1; $1 = ""; printf "%s%s %ss", (NR > 1 ? "; " : ""), substr($0, 2, 28), n }')"
+  local t
+  for t in "${failed_tails[@]}"; do echo "$t"; done
 }
 
 setup_interop_venv() {
@@ -103,7 +123,7 @@ start_iceberg_rest() {
   RIVERLET_ICEBERG_REST=$(bash tests/iceberg-rest/start.sh "$ICEBERG_REST_DIR") || return 1
   export RIVERLET_ICEBERG_REST
 }
-trap '[ -f "$ICEBERG_REST_DIR/server.pid" ] && kill "$(cat "$ICEBERG_REST_DIR/server.pid")" 2>/dev/null' EXIT
+trap '[ -f "$ICEBERG_REST_DIR/server.pid" ] && kill "$(cat "$ICEBERG_REST_DIR/server.pid")" 2>/dev/null; rm -f "$RUN_LOG"' EXIT
 run_suite "iceberg REST catalog server (REST lake test)" start_iceberg_rest
 
 # The Rust side first: lint, build, unit and integration tests against the embedded server.
@@ -130,24 +150,70 @@ run_suite "rust examples against riverlet serve" bash tests/run-examples.sh
 run_suite "java (JNI binding + JUnit)" \
   mvn_suite java -T1 -B -q -f java/pom.xml -pl riverlet-java verify -Driverlet.cargo.profile=dev \
   -Driverlet.cargo.skip=true
+# The documentation site (mkdocs, tools pinned in docs/requirements.txt, venv .venv-docs), rustdoc
+# and Javadoc copied in; every internal link and anchor checked (no network).
+run_suite "documentation site (make docs + link check)" bash docs/check.sh
 
 # The C ABI: header drift is checked by the Rust tests; this builds and runs the C tests and
 # the example under ASan/UBSan/LSan.
 run_suite "c-api (gcc ASan/UBSan/LSan + example)" bash c-api/tests/run.sh
+# The C/C++ SDK tarball of `make dist` (dev profile: the library above), unpacked and used with
+# pkg-config (shared, static) and CMake's find_package; nothing may reach into the repository.
+run_suite "c-api SDK tarball (pkg-config + CMake against the unpacked SDK)" bash c-api/tests/sdk.sh
 
 # Python: the riverlet package (its own virtualenv .venv) and the official client's interop
 # suite (pyfluss pins pandas 3, so it gets .venv-interop).
 run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
+# The package as a wheel (built like the suite above, so nothing recompiles), installed into a
+# fresh venv with no cargo or rustc on PATH: the README's quickstart, pandas/polars/DuckDB.
+# (`make dist`'s manylinux2014 zig build is `WHEEL_ZIG=1 bash tests/dist/wheel.sh`: ~15 min cold.)
+run_suite "python wheel in a fresh venv without Rust (README quickstart, pandas/polars/DuckDB)" \
+  bash tests/dist/wheel.sh
 # Flight SQL (sql/: `riverlet flight`) with real clients from PyPI, pyarrow.flight and the ADBC
 # Flight SQL driver (in .venv from the suite above), against `riverlet serve`.
 run_suite "flight sql (pyarrow.flight + adbc + riverlet.flight_server)" \
   "$ROOT/.venv/bin/python" -m pytest -q tests/flight
 # The Flight SQL JDBC driver (Maven Central) against `riverlet serve --flight-port`.
 run_suite "flight sql jdbc (JUnit)" mvn_suite tests/flight/jdbc -T1 -B -q -f tests/flight/jdbc/pom.xml test
+# Fluss's own Java client (fluss-client 0.9.1) makes its ACL calls against `riverlet serve`
+# with the authorizer on: created, listed, enforced, dropped.
+run_suite "Fluss Java client ACL calls against riverlet serve" bash tests/acl-java/run.sh
+# Fluss's Java client registers, reads and deletes producer offsets (Fluss's Flink connector
+# writing aggregation-engine tables runs after the flink suite, which builds ours).
+# Fluss's Java client describes and alters cluster configs and leases KV snapshots.
+run_suite "Fluss Java client cluster configs and KV snapshot leases against riverlet serve" \
+  bash tests/cluster-admin-java/run.sh
+run_suite "Fluss Java client producer-offset calls against riverlet serve" \
+  bash tests/producer-offsets-java/run.sh
 # Reliability scripts (tests/reliability, RELIABILITY.md), short runs: the riverlet package in
 # .venv from the suite above, `riverlet serve` from the cargo build.
 run_suite "kill -9 crash safety (3 cycles)" \
   "$ROOT/.venv/bin/python" tests/reliability/kill9.py --cycles 3 --server "$ROOT/target/debug/riverlet"
+# Failover on a real 3-tablet-server Apache Fluss cluster (tests/fluss-cluster, Maven jars):
+# kill -9 of the leader of most buckets, then a coordinator restart, under idempotent writers,
+# a subscription and lookups (RELIABILITY.md). The freeze fault is left to the long run
+# (tests/reliability/failover.py --cycles 20): the servers hold every write for ~30-46 s while a
+# leader is frozen (RELIABILITY.md: Fluss's own Java client stalls as long), which this suite
+# would report as a finding.
+# Writers of all three binding families at once: writer w calls Python, Java (JNI, one JVM over
+# the riverlet-java JAR of the java suite) or C (a process each, compiled against the cdylib of
+# the c-api suite) in turn.
+run_suite "failover on 3 Fluss tablet servers (kill -9, coordinator restart; Python, Java, C writers)" \
+  "$ROOT/.venv/bin/python" tests/reliability/failover.py --cycles 2 --faults kill,coordinator \
+  --client python,java,c --writers 6
+# The Rust tests that kill and freeze tablet servers (core/tests/peer_bugs_cluster.rs:
+# apache/fluss#4125/#4238 through a leader's death and freeze, #4149), on a cluster of their own.
+run_suite "leader faults on 3 Fluss tablet servers (Rust peer-bug tests)" \
+  bash tests/fluss-cluster/run-fault-tests.sh
+# Read-optimized reads and the latest view from Fluss's RocksDB KV snapshots once the changelog
+# head is deleted (core feature kv-snapshot, Debian's librocksdb-dev installed by the script).
+run_suite "KV snapshots of Apache Fluss read through RocksDB (kv-snapshot feature)" \
+  bash tests/fluss-cluster/run-kv-snapshot-tests.sh
+# Keyed writes and lookups on paimon- and iceberg-format primary-key tables: rows written by
+# Fluss's Java client are found by Riverlet's lookups and the other way round, on a cluster
+# with a Paimon lake of its own (start.sh --paimon-lake).
+run_suite "lake-format bucketing against Apache Fluss (Paimon lake; Fluss's Java client)" \
+  bash tests/fluss-cluster/run-lake-bucketing-tests.sh
 run_suite "soak (30 s)" \
   "$ROOT/.venv/bin/python" tests/reliability/soak.py --seconds 30 --server "$ROOT/target/debug/riverlet"
 run_suite "interop venv" setup_interop_venv
@@ -160,8 +226,11 @@ run_suite "pyfluss interop (official client vs embedded server)" \
 # (RIVERLET_INTEROP_SUITES="flink compare" bash tests/fluss-cluster/run-interop.sh), but not
 # here: together they add ~15 min, and Fluss 0.9.1's coordinator now and then never elects a
 # leader for a new table (tests/README.md), which would make this run flaky.
+# Spark 3.5 only here: the 4.x connector differs in Spark's API glue, not in what it asks of
+# the server, and runs its suite against the embedded server below (~45 s less).
 run_suite "real Apache Fluss interop (Rust + pyfluss + Java + Spark)" \
   env RIVERLET_INTEROP_SUITES="${RIVERLET_INTEROP_SUITES:-rust pyfluss java spark}" \
+  RIVERLET_INTEROP_SPARK="${RIVERLET_INTEROP_SPARK:-3.5}" \
   bash tests/fluss-cluster/run-interop.sh
 # Fluss's own Java readers (from the Maven Central jar) read the batches Riverlet writes.
 run_suite "Fluss Java reads Riverlet's batches and JSON" bash tests/golden-java/verify.sh
@@ -177,7 +246,38 @@ run_suite "flink (1.20 + 2.x)" mvn_suite java -T1 -B -q -f java/pom.xml \
   -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dit.test='io.riverlet.flink.*IT' -Dfailsafe.failIfNoSpecifiedTests=false
 
+# The aggregation merge engine's documented functions and delete behaviours through Fluss's
+# Flink connector (which also registers, reads and deletes producer offsets) and through ours
+# (the JAR the flink suite above built), side by side against `riverlet serve`; --quick is a
+# subset (32 statements) of the page's 89 (the full run: without --quick).
+run_suite "aggregation engine through Fluss's and Riverlet's Flink connectors (riverlet serve)" \
+  bash tests/producer-offsets-java/flink-agg.sh --quick
+
+# Spark and Flink as distributed engines on a 3-tablet-server cluster (tests/engine-clusters):
+# a Spark 3.5 standalone cluster (master + 2 workers, pyspark from PyPI) reading one partition
+# per bucket in its executors, and a Flink 1.20 session cluster (JobManager + 2 TaskManagers)
+# whose job survives a TaskManager kill and a tablet server kill with exact sink totals, each
+# with the dist JAR below as a user gets it. Fluss's own Flink connector beside ours is the long
+# run (FLINK_CONNECTORS unset).
+# The JARs of `make dist` (packaging/jars.sh, dev profile, packaged in place so the Maven
+# suites' classes are reused) into dist/, then tests/dist/jars.sh: no class the engines ship,
+# nothing third-party unrelocated, and with only --jars the Spark 3.5 JAR on pyspark 3.5 and the
+# Spark 4 JAR on pyspark 4 (PyPI, tests/engine-clusters/.venv-spark4): writes, a pushed-down
+# read, the TVF. The standalone Spark and Flink session clusters below run the 3.5 and 1.20 JARs.
+DIST_VERSION=$(bash packaging/version.sh)
+run_suite "dist JARs (packaging/jars.sh; class check; Spark 3.5 and 4 JARs with only --jars)" \
+  bash -c 'DIST_DIR="$PWD/dist" RIVERLET_CARGO_PROFILE=dev RIVERLET_CARGO_SKIP=true \
+    bash packaging/jars.sh && DIST_JARS_DIR="$PWD/dist" \
+    SPARK4_VENV="$PWD/tests/engine-clusters/.venv-spark4" bash tests/dist/jars.sh'
+run_suite "Spark standalone cluster (master + 2 workers) on 3 Fluss tablet servers" \
+  env SPARK_JAR="$PWD/dist/riverlet-spark-3.5_2.12-$DIST_VERSION.jar" \
+  bash tests/engine-clusters/spark_standalone.sh
+run_suite "Flink session cluster (JobManager + 2 TaskManagers) on 3 Fluss tablet servers" \
+  env FLINK_CONNECTORS=riverlet FLINK_JAR="$PWD/dist/riverlet-flink-1.20-$DIST_VERSION.jar" \
+  bash tests/engine-clusters/flink_session.sh
+
 echo
+report_run
 report_disk
 if [ "$failed" -gt 0 ]; then
   echo "failed suites: ${failed_names[*]}"

@@ -230,8 +230,9 @@ def main() -> None:
     lines += [
         "",
         f"**Ratio:** scan speed through the gateway / direct: ADBC {med['direct'] / med['adbc']:.2f}x, "
-        f"pyarrow.flight {med['direct'] / med['pyarrow.flight']:.2f}x (the gateway reads through "
-        "the same core, then re-encodes as Flight IPC over a second loopback hop).",
+        f"pyarrow.flight {med['direct'] / med['pyarrow.flight']:.2f}x (a plain read goes through "
+        "the core's Arrow IPC messages, `ScanBuilder::execute_ipc`, with the gateway's "
+        "`IPC_BODIES` choice, over a second loopback hop).",
         "",
         END,
     ]

@@ -4,6 +4,9 @@
 #   target_link_libraries(app PRIVATE Riverlet::riverlet)          # shared library
 #   target_link_libraries(app PRIVATE Riverlet::riverlet_static)   # static library
 #
+# Both targets carry the include directory of riverlet.h and of riverlet.hpp, the header-only
+# C++17 API over it (#include <riverlet.hpp>; set CMAKE_CXX_STANDARD 17 or later).
+#
 # Installed by c-api/install.sh into <prefix>/lib/cmake/Riverlet/. In a source tree, set
 # Riverlet_DIR=<repo>/c-api/cmake and RIVERLET_LIBRARY_DIR=<repo>/target/<profile>.
 get_filename_component(_riverlet_here "${CMAKE_CURRENT_LIST_FILE}" DIRECTORY)

@@ -291,6 +291,64 @@ extern "C" {
 // The version of the Riverlet C library ("0.1.0"), a static string.
 const char *riverlet_version(void);
 
+// Allows `principal` (`Type:name`, e.g. `User:alice`) `operation` (`READ`, `WRITE`, `CREATE`,
+// `DROP`, `ALTER`, `DESCRIBE` or `ALL`) on `resource` (`cluster`, `cluster.db` or
+// `cluster.db.table`) from `host` (NULL: every host). Needs ALTER on the resource (a table's:
+// its database).
+//
+// # Safety
+// `connection` a live handle; the strings NUL-terminated (`host` may be NULL).
+enum RiverletStatus riverlet_create_acl(const struct RiverletConnection *connection,
+                                        const char *resource,
+                                        const char *principal,
+                                        const char *operation,
+                                        const char *host);
+
+// Writes the ACLs matching the filter (each argument NULL or `ANY`: everything) on the
+// resources the caller may DESCRIBE to `*out_stream`: utf8 columns resource, principal,
+// operation, host, permission.
+//
+// # Safety
+// `connection` a live handle; the strings NULL or NUL-terminated; `out_stream` writable.
+enum RiverletStatus riverlet_list_acls(const struct RiverletConnection *connection,
+                                       const char *resource,
+                                       const char *principal,
+                                       const char *operation,
+                                       const char *host,
+                                       const char *permission,
+                                       struct ArrowArrayStream *out_stream);
+
+// Removes the ACLs matching the filter (as [`riverlet_list_acls`]) and writes them to
+// `*out_stream` (same columns). Needs ALTER on each matched resource (a table's: its
+// database).
+//
+// # Safety
+// As [`riverlet_list_acls`].
+enum RiverletStatus riverlet_drop_acls(const struct RiverletConnection *connection,
+                                       const char *resource,
+                                       const char *principal,
+                                       const char *operation,
+                                       const char *host,
+                                       const char *permission,
+                                       struct ArrowArrayStream *out_stream);
+
+// Writes every server option to `*out_stream`: utf8 columns key, value (null when unset) and
+// source (`INITIAL_SERVER_CONFIG` or `DYNAMIC_SERVER_CONFIG`). Needs DESCRIBE on the cluster.
+//
+// # Safety
+// `connection` a live handle; `out_stream` writable.
+enum RiverletStatus riverlet_describe_cluster_configs(const struct RiverletConnection *connection,
+                                                      struct ArrowArrayStream *out_stream);
+
+// Sets the dynamic server option `key` to `value`, or deletes it (back to its start-up value)
+// when `value` is NULL. Needs ALTER on the cluster.
+//
+// # Safety
+// `connection` a live handle; `key` NUL-terminated; `value` NULL or NUL-terminated.
+enum RiverletStatus riverlet_alter_cluster_config(const struct RiverletConnection *connection,
+                                                  const char *key,
+                                                  const char *value);
+
 // Connects to the servers in `bootstrap_servers` ("host:port[,host:port...]") and writes the
 // connection handle to `*out_connection`.
 //
@@ -401,6 +459,11 @@ void riverlet_set_warning_callback(RiverletWarningCallback callback, void *user_
 // The stable upper-case name of a status ("OK", "NOT_FOUND", ...), a static string; "UNKNOWN"
 // for a value that is not a status.
 const char *riverlet_status_name(int32_t status);
+
+// Fluss's name of the error code `code` (e.g. 12 is "NOT_LEADER_OR_FOLLOWER"), as Fluss's own
+// clients name it; "UNKNOWN_CODE" for a code Fluss does not define. A static string (never
+// free it). Pass it `riverlet_last_error_fluss_code()` to name a server's error.
+const char *riverlet_fluss_code_name(int32_t code);
 
 // The number of live handles of every kind (created and not freed yet): 0 when a program
 // freed everything it created. Meant for leak checks in tests: LeakSanitizer cannot see a
@@ -645,6 +708,17 @@ enum RiverletStatus riverlet_table_schema(const struct RiverletTable *table,
 // Writes whether the table has a primary key to `*out_has_primary_key`.
 enum RiverletStatus riverlet_table_has_primary_key(const struct RiverletTable *table,
                                                    bool *out_has_primary_key);
+
+// Writes a stream of the leader of every bucket of the table, as the cluster names it now, into
+// the caller-allocated `*out_stream`: one row per bucket in bucket order (a partitioned table:
+// per partition by name, then bucket), columns partition_id (int64) and partition_name (utf8,
+// both NULL for a table without partitions), bucket (int32), leader_id (int32, the tablet
+// server id) and leader_address (utf8, its "host:port"). leader_id and leader_address are NULL
+// where the bucket has no live leader right now (one is being elected, or the leader just died);
+// that is not an error. The table's cached leaders are asked from the cluster again first, so
+// its connection's writes and reads route by this answer from then on.
+enum RiverletStatus riverlet_table_bucket_leaders(const struct RiverletTable *table,
+                                                  struct ArrowArrayStream *out_stream);
 
 // Creates an append writer of a log table and writes its handle to `*out_writer`.
 enum RiverletStatus riverlet_table_new_append_writer(const struct RiverletTable *table,

@@ -330,6 +330,28 @@ pub extern "C" fn riverlet_status_name(status: i32) -> *const c_char {
     name.as_ptr().cast()
 }
 
+/// Fluss's name of the error code `code` (e.g. 12 is "NOT_LEADER_OR_FOLLOWER"), as Fluss's own
+/// clients name it; "UNKNOWN_CODE" for a code Fluss does not define. A static string (never
+/// free it). Pass it `riverlet_last_error_fluss_code()` to name a server's error.
+#[no_mangle]
+pub extern "C" fn riverlet_fluss_code_name(code: i32) -> *const c_char {
+    static NAMES: Mutex<Vec<(i32, &'static std::ffi::CStr)>> = Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, n)) = names.iter().find(|(c, _)| *c == code) {
+        return n.as_ptr();
+    }
+    // One leaked copy per code ever asked for: Fluss defines fewer than a hundred, and any
+    // unknown code shares the "UNKNOWN_CODE" text of its own entry.
+    let name = riverlet::error::codes::name_of(code);
+    let c: &'static std::ffi::CStr = Box::leak(
+        CString::new(name)
+            .unwrap_or_else(|_| CString::from(c"UNKNOWN_CODE"))
+            .into_boxed_c_str(),
+    );
+    names.push((code, c));
+    c.as_ptr()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +364,27 @@ mod tests {
         } else {
             Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
         }
+    }
+
+    #[test]
+    fn fluss_code_names_are_fluss_names() {
+        let name = |c| {
+            unsafe { CStr::from_ptr(riverlet_fluss_code_name(c)) }
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            name(riverlet::error::codes::NOT_LEADER_OR_FOLLOWER),
+            "NOT_LEADER_OR_FOLLOWER"
+        );
+        assert_eq!(name(riverlet::error::codes::NONE), "NONE");
+        assert_eq!(name(-12345), "UNKNOWN_CODE");
+        // The same pointer each time: a static string.
+        assert_eq!(
+            riverlet_fluss_code_name(-12345),
+            riverlet_fluss_code_name(-12345)
+        );
     }
 
     #[test]

@@ -19,8 +19,10 @@
 // conventions: each pointer argument is NULL or valid for what its documentation says.
 #![allow(clippy::missing_safety_doc)]
 
+pub mod acls;
 pub mod args;
 pub mod arrow_io;
+pub mod cluster_configs;
 pub mod connection;
 pub mod error;
 pub mod handle;

@@ -4,12 +4,15 @@ use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
 use arrow_array::ffi::FFI_ArrowArray;
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::ffi::FFI_ArrowSchema;
-use riverlet::blocking::{AppendWriter, Table, UpsertWriter};
+use arrow_schema::{DataType, Field, Schema};
+use riverlet::blocking::{AppendWriter, BatchReader, Table, UpsertWriter};
 use riverlet::{Error, ErrorKind};
 
 use crate::args::{non_null, str_array};
-use crate::arrow_io::{export_schema, import_batch};
+use crate::arrow_io::{export_schema, export_stream, import_batch};
 use crate::connection::{connection, readable_table_path, RiverletConnection};
 use crate::error::{guard, CallResult, RiverletStatus};
 use crate::handle::{write_handle, HandleKind, Registry};
@@ -123,6 +126,61 @@ pub unsafe extern "C" fn riverlet_table_has_primary_key(
     out_has_primary_key: *mut bool,
 ) -> RiverletStatus {
     guard(|| unsafe { has_pk_impl(table, out_has_primary_key) })
+}
+
+unsafe fn bucket_leaders_impl(
+    t: *const RiverletTable,
+    out: *mut FFI_ArrowArrayStream,
+) -> CallResult<()> {
+    non_null(out.cast_const(), "out_stream")?;
+    let t = table(t)?;
+    let leaders = t.bucket_leaders()?;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("partition_id", DataType::Int64, true),
+        Field::new("partition_name", DataType::Utf8, true),
+        Field::new("bucket", DataType::Int32, false),
+        Field::new("leader_id", DataType::Int32, true),
+        Field::new("leader_address", DataType::Utf8, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter(
+            leaders.iter().map(|l| l.partition_id),
+        )),
+        Arc::new(StringArray::from_iter(
+            leaders.iter().map(|l| l.partition_name.as_deref()),
+        )),
+        Arc::new(Int32Array::from_iter_values(
+            leaders.iter().map(|l| l.bucket),
+        )),
+        Arc::new(Int32Array::from_iter(
+            leaders.iter().map(|l| l.leader.as_ref().map(|n| n.id)),
+        )),
+        Arc::new(StringArray::from_iter(
+            leaders
+                .iter()
+                .map(|l| l.leader.as_ref().map(|n| n.address.as_str())),
+        )),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns)?;
+    let reader = BatchReader::from_batches(schema, vec![batch]);
+    // SAFETY: checked non-NULL; caller-allocated per the function's contract.
+    unsafe { export_stream(Box::new(reader), out) }
+}
+
+/// Writes a stream of the leader of every bucket of the table, as the cluster names it now, into
+/// the caller-allocated `*out_stream`: one row per bucket in bucket order (a partitioned table:
+/// per partition by name, then bucket), columns partition_id (int64) and partition_name (utf8,
+/// both NULL for a table without partitions), bucket (int32), leader_id (int32, the tablet
+/// server id) and leader_address (utf8, its "host:port"). leader_id and leader_address are NULL
+/// where the bucket has no live leader right now (one is being elected, or the leader just died);
+/// that is not an error. The table's cached leaders are asked from the cluster again first, so
+/// its connection's writes and reads route by this answer from then on.
+#[no_mangle]
+pub unsafe extern "C" fn riverlet_table_bucket_leaders(
+    table: *const RiverletTable,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> RiverletStatus {
+    guard(|| unsafe { bucket_leaders_impl(table, out_stream) })
 }
 
 fn insert_writer(w: Writer, out: *mut *mut RiverletWriter) {

@@ -16,51 +16,7 @@
 #include "arrow_util.h"
 #include "riverlet.h"
 
-static int passed = 0;
-static int failed = 0;
-
-static const char *msg(void) {
-  const char *m = riverlet_last_error_message();
-  return m ? m : "(no message)";
-}
-
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (cond) {                                                                 \
-      passed++;                                                                 \
-    } else {                                                                    \
-      failed++;                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                           \
-  } while (0)
-
-static bool expect_at(RiverletStatus got, RiverletStatus want, const char *expr, int line) {
-  if (got == want) {
-    passed++;
-    return true;
-  }
-  failed++;
-  fprintf(stderr, "%s:%d: %s returned %s, expected %s: %s\n", __FILE__, line, expr,
-          riverlet_status_name((int32_t)got), riverlet_status_name((int32_t)want), msg());
-  return false;
-}
-
-/* Checks the status of a call; true when it is the expected one. */
-#define EXPECT(call, expected) expect_at((call), (expected), #call, __LINE__)
-
-#define OK(call) EXPECT(call, RIVERLET_STATUS_OK)
-
-/* The last error message contains `needle`. */
-#define MSG_HAS(needle)                                                                 \
-  do {                                                                                  \
-    if (strstr(msg(), (needle)) != NULL) {                                              \
-      passed++;                                                                         \
-    } else {                                                                            \
-      failed++;                                                                         \
-      fprintf(stderr, "%s:%d: last error '%s' lacks '%s'\n", __FILE__, __LINE__, msg(), \
-              (needle));                                                                \
-    }                                                                                   \
-  } while (0)
+#include "check.h"
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -1228,6 +1184,101 @@ static void test_lake(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* riverlet_table_bucket_leaders: the embedded server (id 0, at the bootstrap address) leads
+ * every bucket; partitions listed by name, then bucket; bad handles are typed errors. */
+static void test_bucket_leaders(RiverletConnection *conn) {
+  struct ArrowSchema schema;
+  struct ArrowArrayStream stream;
+  RiverletTableOptions opts;
+  RiverletTable *table = NULL;
+  const char *part_keys[] = {"day"};
+  const char *day1[] = {"2026-01-01"};
+  const char *day2[] = {"2026-01-02"};
+  char want[512];
+  int b;
+
+  events_schema(&schema);
+  memset(&opts, 0, sizeof opts);
+  opts.bucket_count = 3;
+  OK(riverlet_create_table(conn, "capi", "leaders", &schema, &opts, false));
+  au_schema_release(&schema);
+  if (!OK(riverlet_connection_get_table(conn, "capi", "leaders", &table))) return;
+  EXPECT(riverlet_table_bucket_leaders(NULL, &stream), RIVERLET_STATUS_NULL_ARGUMENT);
+  EXPECT(riverlet_table_bucket_leaders(table, NULL), RIVERLET_STATUS_NULL_ARGUMENT);
+  MSG_HAS("out_stream");
+  if (OK(riverlet_table_bucket_leaders(table, &stream))) {
+    char *text = stream_text(&stream);
+    for (b = 0; b < 3; b++) {
+      snprintf(want, sizeof want,
+               "{partition_id=null, partition_name=null, bucket=%d, leader_id=0, "
+               "leader_address='%s'}\n",
+               b, g_bootstrap);
+      CHECK(strstr(text, want) != NULL);
+    }
+    CHECK(strstr(text, "bucket=3") == NULL);
+    free(text);
+  }
+  /* a dropped table is NOT_FOUND, naming it; a freed handle is CLOSED */
+  OK(riverlet_drop_table(conn, "capi", "leaders", false));
+  EXPECT(riverlet_table_bucket_leaders(table, &stream), RIVERLET_STATUS_NOT_FOUND);
+  MSG_HAS("leaders");
+  OK(riverlet_table_free(table));
+  EXPECT(riverlet_table_bucket_leaders(table, &stream), RIVERLET_STATUS_CLOSED);
+  table = NULL;
+
+  /* a partitioned table: no partition, no row; then two partitions of 2 buckets each */
+  au_schema_init(&schema, 2);
+  au_schema_set(&schema, 0, "id", "l", false);
+  au_schema_set(&schema, 1, "day", "u", false);
+  memset(&opts, 0, sizeof opts);
+  opts.partition_keys = part_keys;
+  opts.num_partition_keys = 1;
+  opts.bucket_count = 2;
+  OK(riverlet_create_table(conn, "capi", "leaders_by_day", &schema, &opts, false));
+  au_schema_release(&schema);
+  if (!OK(riverlet_connection_get_table(conn, "capi", "leaders_by_day", &table))) return;
+  if (OK(riverlet_table_bucket_leaders(table, &stream))) CHECK(count_rows(&stream) == 0);
+  OK(riverlet_create_partition(conn, "capi", "leaders_by_day", part_keys, day2, 1, false));
+  OK(riverlet_create_partition(conn, "capi", "leaders_by_day", part_keys, day1, 1, false));
+  if (OK(riverlet_table_bucket_leaders(table, &stream))) {
+    char *text = stream_text(&stream);
+    const char *days[] = {"2026-01-01", "2026-01-02"};
+    int d;
+    for (d = 0; d < 2; d++) {
+      for (b = 0; b < 2; b++) {
+        snprintf(want, sizeof want, "partition_name='%s', bucket=%d, leader_id=0, "
+                 "leader_address='%s'}\n", days[d], b, g_bootstrap);
+        CHECK(strstr(text, want) != NULL);
+      }
+    }
+    CHECK(strstr(text, "partition_id=null") == NULL);
+    free(text);
+  }
+  /* rows come partition by partition (by name), buckets in order */
+  if (OK(riverlet_table_bucket_leaders(table, &stream))) {
+    struct ArrowArray a;
+    struct ArrowSchema s;
+    OK(stream.get_schema(&stream, &s) == 0 ? RIVERLET_STATUS_OK : RIVERLET_STATUS_INTERNAL);
+    CHECK(s.n_children == 5 && strcmp(s.children[2]->name, "bucket") == 0);
+    s.release(&s);
+    if (stream.get_next(&stream, &a) == 0 && a.release != NULL) {
+      const int32_t *buckets = (const int32_t *)a.children[2]->buffers[1];
+      CHECK(a.length == 4);
+      const int32_t *off = (const int32_t *)a.children[1]->buffers[1];
+      const char *names = (const char *)a.children[1]->buffers[2];
+      CHECK(a.length == 4 && buckets[0] == 0 && buckets[1] == 1 && buckets[2] == 0 &&
+            buckets[3] == 1);
+      CHECK(a.length == 4 && off[1] - off[0] == 10 && memcmp(names + off[0], day1[0], 10) == 0 &&
+            memcmp(names + off[2], day2[0], 10) == 0);
+      a.release(&a);
+    } else {
+      CHECK(false);
+    }
+    stream.release(&stream);
+  }
+  OK(riverlet_table_free(table));
+}
+
 int main(void) {
   RiverletConnection *conn = NULL;
   test_status_codes();
@@ -1243,6 +1294,7 @@ int main(void) {
     test_add_columns(conn);
     test_delete_update_where(conn);
     test_auto_increment(conn);
+    test_bucket_leaders(conn);
     test_statistics_pushdown(conn);
     test_closed_connection();
     test_stream_error();

@@ -18,48 +18,7 @@
 #include "arrow_util.h"
 #include "riverlet.h"
 
-static int passed = 0;
-static int failed = 0;
-
-static const char *msg(void) {
-  const char *m = riverlet_last_error_message();
-  return m ? m : "(no message)";
-}
-
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (cond) {                                                                 \
-      passed++;                                                                 \
-    } else {                                                                    \
-      failed++;                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                           \
-  } while (0)
-
-static bool expect_at(RiverletStatus got, RiverletStatus want, const char *expr, int line) {
-  if (got == want) {
-    passed++;
-    return true;
-  }
-  failed++;
-  fprintf(stderr, "%s:%d: %s returned %s, expected %s: %s\n", __FILE__, line, expr,
-          riverlet_status_name((int32_t)got), riverlet_status_name((int32_t)want), msg());
-  return false;
-}
-
-#define EXPECT(call, expected) expect_at((call), (expected), #call, __LINE__)
-#define OK(call) EXPECT(call, RIVERLET_STATUS_OK)
-
-#define MSG_HAS(needle)                                                                 \
-  do {                                                                                  \
-    if (strstr(msg(), (needle)) != NULL) {                                              \
-      passed++;                                                                         \
-    } else {                                                                            \
-      failed++;                                                                         \
-      fprintf(stderr, "%s:%d: last error '%s' lacks '%s'\n", __FILE__, __LINE__, msg(), \
-              (needle));                                                                \
-    }                                                                                   \
-  } while (0)
+#include "check.h"
 
 static int64_t now_ms(void) {
   struct timespec ts;

@@ -22,6 +22,12 @@ use riverlet::metadata::{parse_columns, Schema, TableDescriptor, TablePath};
 use riverlet::scan::time::TimePoint;
 use riverlet::{Error, Result};
 
+// The process's allocator (feature `mimalloc`, on by default): the module of the server's own
+// binary, compiled into this one too (it says why it is no module of a library).
+#[cfg(feature = "mimalloc")]
+#[path = "../../server/src/allocator.rs"]
+mod allocator;
+
 #[derive(Parser)]
 #[command(
     name = "riverlet",
@@ -122,12 +128,109 @@ enum Command {
         #[command(flatten)]
         conn: ConnArgs,
     },
+    /// Manage ACLs (the server needs authorizer.enabled): add, list, drop.
+    Acl {
+        #[command(subcommand)]
+        cmd: AclCmd,
+    },
+    /// Show or change the server options (dynamic ones change while the server runs).
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
     /// `riverlet sql ...` and `riverlet flight ...` (and any `riverlet NAME`) run the program
     /// `riverlet-NAME` found next to this one or on PATH, git-style: SQL and Flight SQL live in
     /// the riverlet-sql crate (DataFusion), so building `riverlet` (and `make demo`) does not
     /// compile DataFusion. Build them with `cargo build -p riverlet-sql`.
     #[command(external_subcommand)]
     External(Vec<String>),
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// Print every server option: KEY, VALUE and where it comes from (INITIAL_SERVER_CONFIG or
+    /// DYNAMIC_SERVER_CONFIG).
+    Describe {
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+    /// Set or delete dynamic server options (the server refuses the others, naming them).
+    Alter {
+        /// KEY=VALUE to set (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// KEY to delete: the option returns to its start-up value (repeatable).
+        #[arg(long = "delete", value_name = "KEY")]
+        delete: Vec<String>,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum AclCmd {
+    /// Allow a principal an operation on a resource.
+    Add {
+        /// cluster, cluster.DATABASE or cluster.DATABASE.TABLE.
+        #[arg(long)]
+        resource: String,
+        /// Type:name, e.g. User:alice.
+        #[arg(long)]
+        principal: String,
+        /// READ, WRITE, CREATE, DROP, ALTER, DESCRIBE or ALL.
+        #[arg(long)]
+        operation: String,
+        /// The client host it applies to (default: every host).
+        #[arg(long)]
+        host: Option<String>,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+    /// List the ACLs matching a filter (every field optional; ANY matches everything).
+    List {
+        #[command(flatten)]
+        filter: AclFilterArgs,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+    /// Remove the ACLs matching a filter and print them.
+    Drop {
+        #[command(flatten)]
+        filter: AclFilterArgs,
+        #[command(flatten)]
+        conn: ConnArgs,
+    },
+}
+
+#[derive(Args)]
+struct AclFilterArgs {
+    /// cluster, cluster.DATABASE or cluster.DATABASE.TABLE.
+    #[arg(long)]
+    resource: Option<String>,
+    /// Type:name, e.g. User:alice (ALL: the wildcard principal).
+    #[arg(long)]
+    principal: Option<String>,
+    /// An operation (READ, WRITE, ...).
+    #[arg(long)]
+    operation: Option<String>,
+    /// A host.
+    #[arg(long)]
+    host: Option<String>,
+    /// A permission (ALLOW).
+    #[arg(long)]
+    permission: Option<String>,
+}
+
+impl AclFilterArgs {
+    fn filter(&self) -> Result<riverlet::acl::AclFilter> {
+        riverlet::acl::AclFilter::parse(
+            self.resource.as_deref(),
+            self.principal.as_deref(),
+            self.operation.as_deref(),
+            self.host.as_deref(),
+            self.permission.as_deref(),
+        )
+    }
 }
 
 #[derive(Args)]
@@ -181,6 +284,8 @@ impl ConnArgs {
 }
 
 fn main() {
+    #[cfg(feature = "mimalloc")]
+    allocator::tune();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("RIVERLET_LOG")
@@ -194,6 +299,8 @@ fn main() {
         Command::Demo => demo::run(),
         Command::External(args) => external(&args),
         Command::Tables { conn, database } => tables(&conn, database.as_deref()),
+        Command::Acl { cmd } => acl(cmd),
+        Command::Config { cmd } => config(cmd),
         Command::CreateTable {
             table,
             schema,
@@ -258,24 +365,131 @@ fn serve(cmd: &ServeCmd) -> Result<()> {
     })
 }
 
-/// Runs `riverlet-<name>` (next to this executable, else on PATH) with the remaining arguments
-/// and exits with its status.
+/// Runs `riverlet-<name>` (next to this executable, else on PATH) with the remaining arguments.
+///
+/// On Unix the companion replaces this process (`exec`): it keeps this pid, so a script or
+/// supervisor that stops the `riverlet` it started (SIGTERM, SIGINT, SIGKILL to that pid) stops
+/// the companion itself, and no orphan is left holding a port. Elsewhere it runs as a child
+/// whose exit status becomes this process's, and Ctrl-C reaches both (same console group).
 fn external(args: &[String]) -> Result<()> {
     let Some((name, rest)) = args.split_first() else {
         return Err(Error::invalid("no command given (see riverlet --help)"));
     };
     let (program, mut command) = companion::program(name);
-    match command.args(rest).status() {
-        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::invalid(format!(
+    command.args(rest);
+    let not_found = || {
+        Error::invalid(format!(
             "'{name}' is not a riverlet command, and no program '{program}' was found next to \
              riverlet or on PATH (sql and flight come with `cargo build -p riverlet-sql`)"
-        ))),
-        Err(e) => Err(Error::new(
+        ))
+    };
+    let cannot_run = |e: std::io::Error| {
+        Error::new(
             riverlet::ErrorKind::Io,
             format!("cannot run {program}: {e}"),
-        )),
+        )
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // `exec` returns only when it failed.
+        let e = command.exec();
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Err(not_found())
+        } else {
+            Err(cannot_run(e))
+        }
     }
+    #[cfg(not(unix))]
+    match command.status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(not_found()),
+        Err(e) => Err(cannot_run(e)),
+    }
+}
+
+fn acl(cmd: AclCmd) -> Result<()> {
+    let print = |bindings: &[riverlet::acl::AclBinding]| {
+        for b in bindings {
+            println!(
+                "{}\t{}\t{}\thost={}\t{}",
+                b.resource.text(),
+                b.principal,
+                b.operation,
+                b.host,
+                b.permission
+            );
+        }
+    };
+    match cmd {
+        AclCmd::Add {
+            resource,
+            principal,
+            operation,
+            host,
+            conn,
+        } => {
+            let b = riverlet::acl::AclBinding::parse(
+                &resource,
+                &principal,
+                &operation,
+                host.as_deref(),
+            )?;
+            conn.connect()?
+                .admin()
+                .create_acls(std::slice::from_ref(&b))?;
+            println!("added {b}");
+        }
+        AclCmd::List { filter, conn } => {
+            print(&conn.connect()?.admin().list_acls(&filter.filter()?)?);
+        }
+        AclCmd::Drop { filter, conn } => {
+            let gone = conn.connect()?.admin().drop_acls(&[filter.filter()?])?;
+            print(&gone);
+            println!("dropped {} ACL(s)", gone.len());
+        }
+    }
+    Ok(())
+}
+
+fn config(cmd: ConfigCmd) -> Result<()> {
+    use riverlet::client::ConfigChange;
+    match cmd {
+        ConfigCmd::Describe { conn } => {
+            for c in conn.connect()?.admin().describe_cluster_configs()? {
+                println!(
+                    "{}\t{}\t{}",
+                    c.key,
+                    c.value.as_deref().unwrap_or(""),
+                    c.source
+                );
+            }
+        }
+        ConfigCmd::Alter { set, delete, conn } => {
+            let mut changes = Vec::new();
+            for kv in &set {
+                let (k, v) = kv
+                    .split_once('=')
+                    .filter(|(k, _)| !k.trim().is_empty())
+                    .ok_or_else(|| Error::invalid(format!("--set '{kv}': expected KEY=VALUE")))?;
+                changes.push(ConfigChange::Set(
+                    k.trim().to_string(),
+                    v.trim().to_string(),
+                ));
+            }
+            for k in &delete {
+                changes.push(ConfigChange::Delete(k.trim().to_string()));
+            }
+            if changes.is_empty() {
+                return Err(Error::invalid(
+                    "config alter: nothing to change (give --set KEY=VALUE or --delete KEY)",
+                ));
+            }
+            conn.connect()?.admin().alter_cluster_configs(&changes)?;
+            println!("altered {} option(s)", changes.len());
+        }
+    }
+    Ok(())
 }
 
 fn tables(conn: &ConnArgs, database: Option<&str>) -> Result<()> {

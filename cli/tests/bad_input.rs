@@ -4,7 +4,7 @@
 
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 use common::serve;
 
 /// Runs the CLI and returns (exited successfully, stderr). A command still running after

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::serve;
 
 fn riverlet(bootstrap: &str, args: &[&str]) -> (bool, String, String) {

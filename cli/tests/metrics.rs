@@ -4,7 +4,7 @@
 use std::io::{BufRead, Read, Write};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 /// The server with its metrics endpoint, and the endpoint's address.
 fn serve() -> (common::Served, String) {

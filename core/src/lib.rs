@@ -15,6 +15,7 @@
 pub mod error;
 pub use error::{Error, ErrorKind, Result};
 
+pub mod acl;
 pub mod blocking;
 pub mod client;
 #[cfg(feature = "lake")]

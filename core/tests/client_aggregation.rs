@@ -4,7 +4,7 @@
 //! values follow Fluss's definitions (website `merge-engines/aggregation.md`, the `Field*Agg`
 //! classes of Fluss 0.9.1); these tests also run against Apache Fluss 0.9.1.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

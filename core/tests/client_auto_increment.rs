@@ -4,7 +4,7 @@
 //! insert-if-not-exists. Apache Fluss 0.9.1 serves all of it, so these tests also run against it
 //! (`RIVERLET_TEST_BOOTSTRAP`); with one bucket both servers hand out 1, 2, 3, ...
 
-mod common;
+use crate::common;
 
 use common::*;
 use riverlet::client::Table;

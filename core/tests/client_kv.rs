@@ -1,7 +1,7 @@
 //! Primary-key tables through the upsert writer against the test server: upserts, deletes,
 //! partial updates, partitioned PK tables, typed errors.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Log tables through the client against the test server (see common/mod.rs): admin, append writers, routing,
 //! batching, idempotence, flush, typed errors.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 
@@ -480,7 +480,16 @@ async fn non_idempotent_writer_works_too() {
     .await;
     let w = table.new_append_writer().unwrap();
     w.append_batch(&batch(0..10)).await.unwrap();
-    assert_eq!(total_rows(&fetch_all(&conn, &table, None).await), 10);
+    // acks=1: the leader answers once it has the rows; with followers (a cluster with a
+    // replication factor above 1) they are readable when the high watermark passes them, after
+    // the followers fetched them, so the read is repeated until then (bounded).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut rows = total_rows(&fetch_all(&conn, &table, None).await);
+    while rows < 10 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        rows = total_rows(&fetch_all(&conn, &table, None).await);
+    }
+    assert_eq!(rows, 10);
 }
 
 #[tokio::test]

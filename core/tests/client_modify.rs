@@ -4,7 +4,7 @@
 //! of Fluss's Flink guide (fluss-flink-writes). Everything here is client-side, so the tests
 //! also run against Apache Fluss 0.9.1 (`RIVERLET_TEST_BOOTSTRAP`).
 
-mod common;
+use crate::common;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};

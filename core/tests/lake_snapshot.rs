@@ -2,7 +2,7 @@
 //! embedded server tiering a `table.datalake.enabled` table to Iceberg: the offsets recorded per
 //! bucket are where each bucket's log stood at the commit.
 
-mod common;
+use crate::common;
 
 use common::*;
 use riverlet::client::OffsetSpec;

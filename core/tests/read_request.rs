@@ -3,7 +3,7 @@
 //! with buckets, explicit start offsets and a position to resume from, and the warnings a
 //! read carries.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

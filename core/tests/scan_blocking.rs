@@ -1,6 +1,6 @@
 //! The blocking scan wrappers against the test server (embedded, on its own runtime, or external).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

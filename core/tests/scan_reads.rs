@@ -1,7 +1,7 @@
 //! Bounded reads, counts, lookups, subscriptions and changelog reads against the test
 //! server.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

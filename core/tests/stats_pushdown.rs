@@ -3,7 +3,7 @@
 //! as FetchLog's `filter_predicate`, the server leaves out batches whose statistics exclude it,
 //! and the rows a read returns never change.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

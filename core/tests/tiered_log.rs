@@ -3,7 +3,9 @@
 //! subscriptions from earliest, time windows and ListOffsets stay exact across the boundary
 //! between remote and local segments. The client reads remote segments itself, as Fluss's does.
 
-mod common;
+use crate::common;
+#[path = "common/moto.rs"]
+mod moto;
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,7 +13,6 @@ use std::time::Duration;
 use common::*;
 use riverlet::client::Table;
 use riverlet::client::{Connection, OffsetSpec};
-use riverlet::proto::{FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable};
 use riverlet::remote::RemoteDir;
 use riverlet::scan::{StartupMode, TimePoint};
 
@@ -46,36 +47,12 @@ fn env_with(options: Vec<(String, String)>) -> Option<TestEnv> {
 
 /// FetchLog of bucket 0 at `offset`: whether the server answered with remote segments.
 async fn answered_remote(conn: &Connection, table: &Table, offset: i64) -> bool {
-    let req = FetchLogRequest {
-        follower_server_id: -1,
-        max_bytes: 1 << 20,
-        tables_req: vec![PbFetchLogReqForTable {
-            table_id: table.info().table_id,
-            projection_pushdown_enabled: false,
-            projected_fields: vec![],
-            buckets_req: vec![PbFetchLogReqForBucket {
-                partition_id: None,
-                bucket_id: 0,
-                fetch_offset: offset,
-                max_fetch_bytes: 1 << 20,
-            }],
-            filter_predicate: None,
-            filter_schema_id: None,
-        }],
-        max_wait_ms: Some(0),
-        min_bytes: Some(0),
-        read_preference: None,
-    };
-    let resp = conn
-        .request_leader(table.info().table_id, None, 0, &req)
-        .await
-        .unwrap();
-    let b = &resp.tables_resp[0].buckets_resp[0];
-    assert_eq!(b.error_code.unwrap_or(0), 0, "{:?}", b.error_message);
-    match &b.remote_log_fetch_info {
-        Some(info) => {
-            assert!(!info.remote_log_segments.is_empty());
-            assert!(b.records.as_ref().is_none_or(|r| r.is_empty()));
+    match remote_segments_at(conn, table, offset).await {
+        Some(n) => {
+            assert!(
+                n > 0,
+                "FetchLog at offset {offset} listed no remote segment"
+            );
             true
         }
         None => false,
@@ -305,13 +282,27 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// The segments the bucket's newest manifest lists (none without a manifest).
+/// The segments the bucket's newest manifest lists (none without a manifest). Only complete
+/// `*.manifest` files count: the server writes each one through a staging file that is renamed
+/// when complete, and this runs while the server tiers, so a staging file (empty or half
+/// written) can be there; names are UUIDs, so the newest is the latest modified.
 fn manifest_segments(bucket_dir: &Path) -> Vec<serde_json::Value> {
-    let Some(m) = files_under(&bucket_dir.join("metadata")).pop() else {
-        return Vec::new();
-    };
-    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(m).unwrap()).unwrap();
-    json["remote_log_segments"].as_array().unwrap().clone()
+    // A manifest superseded (deleted) between the listing and the read: list again.
+    for _ in 0..20 {
+        let newest = files_under(&bucket_dir.join("metadata"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "manifest"))
+            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+            .max();
+        let Some((_, m)) = newest else {
+            return Vec::new();
+        };
+        if let Ok(bytes) = std::fs::read(m) {
+            let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            return json["remote_log_segments"].as_array().unwrap().clone();
+        }
+    }
+    panic!("the bucket's newest manifest kept disappearing before it could be read")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -464,48 +455,9 @@ async fn tiered_segments_survive_a_restart() {
     conn.close().await;
 }
 
-/// moto's S3 server (`moto_server` from PyPI), started on a free port for one test.
-struct Moto {
-    child: std::process::Child,
-    endpoint: String,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `RIVERLET_MOTO_SERVER` (a path) or `moto_server` on the PATH; None when neither runs.
-fn start_moto() -> Option<Moto> {
-    let bin = std::env::var("RIVERLET_MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = std::process::Command::new(&bin)
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut moto = Moto {
-        child,
-        endpoint: format!("http://127.0.0.1:{port}"),
-    };
-    for _ in 0..300 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some(moto);
-        }
-        // a launcher without moto behind it (e.g. a pyenv shim) exits at once
-        if let Ok(Some(_)) = moto.child.try_wait() {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("moto_server ({bin}) did not start listening on port {port}");
+fn start_moto() -> Option<moto::Moto> {
+    moto::start(&[])
 }
 
 /// Creates an S3 bucket on moto (it accepts unsigned requests).

@@ -2,7 +2,7 @@
 //! (consecutive windows partition the log, unions, empty windows, open ends), compose with
 //! projection, filters, partition pruning and limit, and accept every timestamp form.
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, NaiveDateTime, TimeZone};
 use common::*;

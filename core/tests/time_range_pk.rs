@@ -3,7 +3,7 @@
 //! included; keys changed only before the window absent), on 1 and 3 buckets, partitioned or
 //! not; read-optimized mode rejected.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,8 +1,8 @@
 //! Time-range reads across many small log segments (and their time indexes), plus a benchmark
-//! (ignored by default; `cargo test --test time_range_segments -- --ignored --nocapture`) that
+//! (ignored by default; `cargo test -p riverlet --test integration time_range_segments:: -- --ignored --nocapture`) that
 //! prints the time of a 1% window and of a full scan of a larger table.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

@@ -10,10 +10,12 @@
         t.append([{"id": 1, "amount": 10}])
         print(t.read(filter=[("amount", ">", 5)]))
 
-Errors are :class:`RiverletError` subclasses (see :mod:`riverlet.errors`).
+Errors are :class:`RiverletError` subclasses (see :mod:`riverlet.errors`). For asyncio,
+:mod:`riverlet.aio` has the same classes with awaitable calls (``async with``, ``await
+table.append(...)``, ``async for batch in table.scan()``) over the same native calls.
 """
 
-from . import errors
+from . import aio, errors
 from ._riverlet import __version__
 from ._flight import FlightServer, flight_server
 from ._api import (
@@ -29,6 +31,7 @@ from ._api import (
 from .errors import (
     AlreadyExistsError,
     AuthenticationError,
+    AuthorizationError,
     ClosedError,
     CorruptDataError,
     DatabaseAlreadyExistsError,
@@ -52,6 +55,7 @@ from .errors import (
 
 __all__ = [
     "__version__",
+    "aio",
     "Connection",
     "FlightServer",
     "LocalServer",
@@ -64,6 +68,7 @@ __all__ = [
     "metrics_text",
     "AlreadyExistsError",
     "AuthenticationError",
+    "AuthorizationError",
     "ClosedError",
     "CorruptDataError",
     "DatabaseAlreadyExistsError",

@@ -1,7 +1,8 @@
 """Types of the ``riverlet`` package: the public API is defined (fully annotated) in
-``riverlet._api`` and ``riverlet.errors`` and re-exported here."""
+``riverlet._api`` and ``riverlet.errors`` and re-exported here; ``riverlet.aio`` (asyncio) is
+typed in its own source."""
 
-from . import errors as errors
+from . import aio as aio, errors as errors
 from ._riverlet import __version__ as __version__
 from ._flight import FlightServer as FlightServer, flight_server as flight_server
 from ._api import (
@@ -27,6 +28,7 @@ from .errors import (
     InvalidArgumentError as InvalidArgumentError,
     UnsupportedError as UnsupportedError,
     AuthenticationError as AuthenticationError,
+    AuthorizationError as AuthorizationError,
     NetworkError as NetworkError,
     RequestTimeoutError as RequestTimeoutError,
     ServerError as ServerError,
@@ -40,6 +42,7 @@ from .errors import (
 
 __all__ = [
     "__version__",
+    "aio",
     "Connection",
     "FlightServer",
     "LocalServer",
@@ -52,6 +55,7 @@ __all__ = [
     "metrics_text",
     "AlreadyExistsError",
     "AuthenticationError",
+    "AuthorizationError",
     "ClosedError",
     "CorruptDataError",
     "DatabaseAlreadyExistsError",

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from . import _riverlet
 from ._convert import is_tabular, key_rows, keys_batch, to_batches
-from ._progress import ProgressArg, progress_bar
+from ._progress import ProgressArg, input_rows, progress_bar
 from .errors import InvalidArgumentError
 
 Filter = Union[str, tuple, Sequence[Any], None]
@@ -342,6 +342,105 @@ class Connection(_ClosesNative):
         """Whether table ``"db.table"`` exists."""
         return self._native.table_exists(name)
 
+    def create_acls(self, acls: Sequence[Mapping[str, str]]) -> None:
+        """Adds ACLs (the server needs ``authorizer.enabled``). Each is a dict with
+        ``resource`` (``"cluster"``, ``"cluster.db"`` or ``"cluster.db.table"``), ``principal``
+        (``"User:alice"``), ``operation`` (``READ``, ``WRITE``, ``CREATE``, ``DROP``, ``ALTER``,
+        ``DESCRIBE`` or ``ALL``) and optionally ``host`` (default: every host). Needs ALTER on
+        each resource (a table's: its database); a refusal raises
+        :class:`AuthorizationError`."""
+        self._native.create_acls(
+            [
+                (a.get("resource", ""), a.get("principal", ""), a.get("operation", ""),
+                 a.get("host"))
+                for a in acls
+            ]
+        )
+
+    def list_acls(
+        self,
+        resource: Optional[str] = None,
+        principal: Optional[str] = None,
+        operation: Optional[str] = None,
+        host: Optional[str] = None,
+        permission: Optional[str] = None,
+    ) -> list[dict[str, str]]:
+        """The ACLs matching the filter (``None`` or ``"ANY"`` matches everything), on the
+        resources the caller may DESCRIBE: dicts with ``resource``, ``resource_type``,
+        ``resource_name``, ``principal``, ``host``, ``operation`` and ``permission``."""
+        return self._native.list_acls(resource, principal, operation, host, permission)
+
+    def drop_acls(
+        self,
+        resource: Optional[str] = None,
+        principal: Optional[str] = None,
+        operation: Optional[str] = None,
+        host: Optional[str] = None,
+        permission: Optional[str] = None,
+    ) -> list[dict[str, str]]:
+        """Removes the ACLs matching the filter (as :meth:`list_acls`) and returns them."""
+        return self._native.drop_acls(resource, principal, operation, host, permission)
+
+    def describe_cluster_configs(self) -> list[dict[str, Optional[str]]]:
+        """Every server option as a dict with ``key``, ``value`` and ``source``:
+        ``INITIAL_SERVER_CONFIG`` (the server's start-up options) or ``DYNAMIC_SERVER_CONFIG``
+        (set while it runs). Needs DESCRIBE on the cluster."""
+        return self._native.describe_cluster_configs()
+
+    def alter_cluster_configs(
+        self,
+        set: Optional[Mapping[str, str]] = None,
+        delete: Sequence[str] = (),
+    ) -> None:
+        """Sets (``set``) and deletes (``delete``: back to the start-up value) dynamic server
+        options, all or none. The server refuses an option it does not change at run time,
+        naming it (:class:`RiverletError`). Needs ALTER on the cluster."""
+        self._native.alter_cluster_configs(dict(set or {}), list(delete))
+
+    def alter_database(
+        self,
+        name: str,
+        set: Optional[Mapping[str, str]] = None,
+        reset: Sequence[str] = (),
+        comment: Optional[str] = None,
+        if_exists: bool = False,
+    ) -> None:
+        """Sets (``set``) and removes (``reset``) custom properties of database ``name`` and
+        changes its comment (``""`` removes it, ``None`` keeps it). A missing database raises,
+        unless ``if_exists``. Needs ALTER on the database."""
+        self._native.alter_database(name, dict(set or {}), list(reset), comment, if_exists)
+
+    def database_info(self, name: str) -> dict[str, Any]:
+        """Database ``name``'s ``comment``, ``custom_properties``, ``created_time`` and
+        ``modified_time`` (epoch ms)."""
+        return self._native.database_info(name)
+
+    def register_producer_offsets(
+        self,
+        producer_id: str,
+        offsets: Mapping[tuple[int, Optional[int], int], int],
+        ttl_ms: Optional[int] = None,
+    ) -> bool:
+        """Registers a producer's offsets (Fluss's RegisterProducerOffsets, what Fluss's Flink
+        sink records for the undo recovery of aggregation tables): ``offsets`` maps
+        ``(table_id, partition_id, bucket)`` (``partition_id`` None for a table without
+        partitions) to an offset. The registration expires after ``ttl_ms`` milliseconds (None:
+        the server's ``coordinator.producer-offsets.ttl``, 24 h by default). Returns True when
+        registered, False when a live registration of ``producer_id`` existed (it is kept). An
+        invalid producer id raises an error naming it."""
+        return self._native.register_producer_offsets(producer_id, dict(offsets), ttl_ms)
+
+    def get_producer_offsets(self, producer_id: str) -> Optional[dict[str, Any]]:
+        """A producer's live registration, or None: a dict with ``producer_id``,
+        ``expiration_time_ms`` (milliseconds since the epoch) and ``offsets`` (keyed as
+        :meth:`register_producer_offsets` takes them; tables the caller may not READ are left
+        out)."""
+        return self._native.get_producer_offsets(producer_id)
+
+    def delete_producer_offsets(self, producer_id: str) -> None:
+        """Deletes a producer's registration (deleting none is not an error)."""
+        self._native.delete_producer_offsets(producer_id)
+
     def list_partitions(self, name: str) -> list[dict[str, Any]]:
         """The partitions of a table: dicts with ``id``, ``name`` and ``spec``."""
         return self._native.list_partitions(name)
@@ -458,8 +557,8 @@ class Table:
     # ---- writes -----------------------------------------------------------------------------
 
     def _write(self, op: str, batches: Iterator[pa.RecordBatch], progress: ProgressArg,
-               columns: Optional[list[str]] = None) -> int:
-        bar = progress_bar(progress, f"{op} {self.name}")
+               columns: Optional[list[str]] = None, total: Optional[int] = None) -> int:
+        bar = progress_bar(progress, f"{op} {self.name}", total)
         rows = 0
         try:
             for batch in batches:
@@ -485,9 +584,12 @@ class Table:
 
         ``data``: pyarrow Table / RecordBatch / RecordBatchReader (streamed), pandas or polars
         DataFrame, dict of columns, or list of rows (dicts, or tuples in column order).
-        ``progress=True`` shows a tqdm bar.
+        ``progress=True`` shows a tqdm bar whose total is the input's rows (none for a streamed
+        reader); a callable is called with each batch's rows; an object with ``update`` (a
+        ``tqdm`` bar) gets ``total`` set and ``update(rows)`` per batch.
         """
-        return self._write("append", to_batches(data, self.schema), progress)
+        return self._write("append", to_batches(data, self.schema), progress,
+                           total=input_rows(data))
 
     def upsert(
         self,
@@ -502,7 +604,8 @@ class Table:
         (a partial update); other columns keep their values.
         """
         cols = _names(columns)
-        return self._write("upsert", to_batches(data, self.schema, cols), progress, cols)
+        return self._write("upsert", to_batches(data, self.schema, cols), progress, cols,
+                           total=input_rows(data))
 
     def delete(self, keys: Any, *, progress: ProgressArg = False) -> int:
         """Deletes rows of a primary-key table by key; returns how many keys were sent.
@@ -519,7 +622,7 @@ class Table:
             if not isinstance(keys, (list, tuple)):
                 keys = [keys]
             batches = iter([keys_batch(keys, self.schema, pk)])
-        return self._write("delete", batches, progress)
+        return self._write("delete", batches, progress, total=input_rows(keys))
 
     def delete_where(self, filter: Filter) -> int:
         """Deletes every row of a primary-key table that matches ``filter`` (``DELETE FROM t
@@ -581,7 +684,7 @@ class Table:
         )
 
     def _collect(self, stream: _riverlet.BatchStream, progress: ProgressArg, what: str) -> pa.Table:
-        bar = progress_bar(progress, f"{what} {self.name}")
+        bar = progress_bar(progress, f"{what} {self.name}", stream.expected_rows)
         try:
             return stream.read_all(bar.update if bar is not None else None)
         finally:
@@ -624,7 +727,14 @@ class Table:
         read_optimized: bool = False,
         progress: ProgressArg = False,
     ) -> pa.Table:
-        """:meth:`scan` collected into a :class:`pyarrow.Table` (Ctrl-C stops it)."""
+        """:meth:`scan` collected into a :class:`pyarrow.Table` (Ctrl-C stops it).
+
+        ``progress`` as in :meth:`append`. The bar's total is the rows the read returns when
+        the core knows it before reading: log tables without a filter (the records up to the
+        end offsets the read fixes when it starts, at most ``limit``). Primary-key tables
+        (their latest view holds one row per key, not per record) and filtered reads count
+        rows without a total.
+        """
         stream = self._stream(columns=columns, filter=filter, partitions=partitions,
                               limit=limit, read_optimized=read_optimized, keep_batches=True)
         return self._collect(stream, progress, "read")
@@ -671,7 +781,14 @@ class Table:
         tz: Optional[str] = None,
         progress: ProgressArg = False,
     ) -> pa.Table:
-        """:meth:`scan_between` collected into a :class:`pyarrow.Table`."""
+        """:meth:`scan_between` collected into a :class:`pyarrow.Table`.
+
+        ``progress`` as in :meth:`append`; the bar's total is known for log tables without a
+        filter whose window ends after the read starts (``end=None`` does): the records
+        committed from ``start`` up to the end offsets fixed then. Primary-key tables (one row
+        per changed key), filtered reads and windows ending in the past count rows without a
+        total.
+        """
         if start is None:
             raise InvalidArgumentError(
                 "read_between needs a start timestamp: an end alone cannot bound a read",
@@ -697,7 +814,9 @@ class Table:
 
         Columns: ``_change_type`` (``insert``, ``update_before``, ``update_after``,
         ``delete``; log tables: ``insert``), ``_log_offset``, ``_commit_timestamp``, then the
-        table's (projected) columns.
+        table's (projected) columns. ``progress`` as in :meth:`append`; the total is known
+        without a filter (one row per record, primary-key tables too) for a window ending after
+        the read starts (or none).
         """
         stream = self._stream(columns=columns, filter=filter, partitions=partitions,
                               limit=limit, start=start, end=end, tz=tz, changelog=True,
@@ -733,6 +852,19 @@ class Table:
     def count(self) -> int:
         """The number of rows: records retained (log tables) or keys (primary-key tables)."""
         return self._native.count()
+
+    def bucket_leaders(self) -> list[dict[str, Any]]:
+        """Which tablet server leads each bucket, as the cluster says now.
+
+        One dict per bucket (per partition and bucket for a partitioned table, partitions by
+        name): ``partition_id`` and ``partition_name`` (``None`` without partitions),
+        ``bucket``, ``leader_id`` (the tablet server id) and ``leader_address``
+        (``"host:port"``); both leader keys are ``None`` where the bucket has no live leader
+        right now (one is being elected, or the leader just died). The table's cached leaders
+        are asked from the cluster again first, so the connection's writes and reads route by
+        this answer from then on.
+        """
+        return self._native.bucket_leaders()
 
     def lookup(self, key: Any, *, insert_if_not_exists: bool = False) -> Optional[dict[str, Any]]:
         """The row of one primary key, as a dict, or ``None`` when there is none.

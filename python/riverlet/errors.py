@@ -30,6 +30,7 @@ __all__ = [
     "InvalidArgumentError",
     "UnsupportedError",
     "AuthenticationError",
+    "AuthorizationError",
     "NetworkError",
     "RequestTimeoutError",
     "ServerError",
@@ -108,6 +109,11 @@ class UnsupportedError(RiverletError, NotImplementedError):
 
 class AuthenticationError(RiverletError, PermissionError):
     """Authentication failed or is required."""
+
+
+class AuthorizationError(AuthenticationError):
+    """The server's authorizer refused the request (Fluss's AUTHORIZATION_EXCEPTION); the
+    message names the principal, the operation and the resource."""
 
 
 class NetworkError(RiverletError, ConnectionError):

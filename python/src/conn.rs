@@ -1,8 +1,7 @@
 //! `_riverlet.Connection` and `_riverlet.Table`: admin calls and writers over
 //! `riverlet::blocking`. Every blocking call runs with the GIL released.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::BTreeMap;
 
 use arrow::pyarrow::{PyArrowType, ToPyArrow};
 use arrow_array::RecordBatch;
@@ -33,10 +32,6 @@ impl Liveness {
     pub fn is_closed(&self) -> bool {
         self.0.is_closed()
     }
-}
-
-fn lock<'a, T>(m: &'a Mutex<T>, what: &str) -> PyResult<MutexGuard<'a, T>> {
-    m.lock().map_err(|_| closed(what))
 }
 
 fn parse_path(name: &str) -> PyResult<TablePath> {
@@ -190,6 +185,191 @@ impl PyConnection {
         py.detach(|| admin.table_exists(&path)).py_err()
     }
 
+    /// Adds ACLs, each `(resource, principal, operation, host)` in the text forms of
+    /// `riverlet::acl::AclBinding::parse`.
+    fn create_acls(
+        &self,
+        py: Python<'_>,
+        acls: Vec<(String, String, String, Option<String>)>,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let bindings = acls
+            .iter()
+            .map(|(r, p, o, h)| riverlet::acl::AclBinding::parse(r, p, o, h.as_deref()))
+            .collect::<riverlet::Result<Vec<_>>>()
+            .py_err()?;
+        py.detach(|| admin.create_acls(&bindings)).py_err()
+    }
+
+    /// The ACLs matching a filter (`riverlet::acl::AclFilter::parse`), as dicts.
+    #[pyo3(signature = (resource = None, principal = None, operation = None, host = None, permission = None))]
+    fn list_acls<'py>(
+        &self,
+        py: Python<'py>,
+        resource: Option<String>,
+        principal: Option<String>,
+        operation: Option<String>,
+        host: Option<String>,
+        permission: Option<String>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let admin = self.admin()?;
+        let f = riverlet::acl::AclFilter::parse(
+            resource.as_deref(),
+            principal.as_deref(),
+            operation.as_deref(),
+            host.as_deref(),
+            permission.as_deref(),
+        )
+        .py_err()?;
+        let found = py.detach(|| admin.list_acls(&f)).py_err()?;
+        found.iter().map(|b| acl_dict(py, b)).collect()
+    }
+
+    /// Removes the ACLs matching a filter (as `list_acls`) and returns them as dicts.
+    #[pyo3(signature = (resource = None, principal = None, operation = None, host = None, permission = None))]
+    fn drop_acls<'py>(
+        &self,
+        py: Python<'py>,
+        resource: Option<String>,
+        principal: Option<String>,
+        operation: Option<String>,
+        host: Option<String>,
+        permission: Option<String>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let admin = self.admin()?;
+        let f = riverlet::acl::AclFilter::parse(
+            resource.as_deref(),
+            principal.as_deref(),
+            operation.as_deref(),
+            host.as_deref(),
+            permission.as_deref(),
+        )
+        .py_err()?;
+        let gone = py.detach(|| admin.drop_acls(&[f])).py_err()?;
+        gone.iter().map(|b| acl_dict(py, b)).collect()
+    }
+
+    /// Every server option as a dict (`key`, `value`, `source`), see
+    /// `riverlet::client::Admin::describe_cluster_configs`.
+    fn describe_cluster_configs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let admin = self.admin()?;
+        let found = py.detach(|| admin.describe_cluster_configs()).py_err()?;
+        found
+            .into_iter()
+            .map(|c| {
+                let d = PyDict::new(py);
+                d.set_item("key", c.key)?;
+                d.set_item("value", c.value)?;
+                d.set_item("source", c.source)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Sets (`set`) and deletes (`delete`) dynamic server options.
+    fn alter_cluster_configs(
+        &self,
+        py: Python<'_>,
+        set: BTreeMap<String, String>,
+        delete: Vec<String>,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let changes = config_changes(set, delete);
+        py.detach(|| admin.alter_cluster_configs(&changes)).py_err()
+    }
+
+    /// Sets (`set`) and resets (`reset`) a database's custom properties and its comment
+    /// (`""` removes it, None keeps it).
+    fn alter_database(
+        &self,
+        py: Python<'_>,
+        name: String,
+        set: BTreeMap<String, String>,
+        reset: Vec<String>,
+        comment: Option<String>,
+        if_exists: bool,
+    ) -> PyResult<()> {
+        let admin = self.admin()?;
+        let changes = config_changes(set, reset);
+        py.detach(|| admin.alter_database(&name, &changes, comment.as_deref(), if_exists))
+            .py_err()
+    }
+
+    /// A database's `name`, `comment`, `custom_properties`, `created_time` and
+    /// `modified_time` (epoch ms) as a dict.
+    fn database_info<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyDict>> {
+        let admin = self.admin()?;
+        let info = py.detach(|| admin.database_info(&name)).py_err()?;
+        let d = PyDict::new(py);
+        d.set_item("name", info.name)?;
+        d.set_item("comment", info.comment)?;
+        d.set_item("custom_properties", info.custom_properties)?;
+        d.set_item("created_time", info.created_time)?;
+        d.set_item("modified_time", info.modified_time)?;
+        Ok(d)
+    }
+
+    /// Registers a producer's offsets, `{(table_id, partition_id, bucket): offset}`, kept for
+    /// `ttl_ms` (None: the server's default); true when registered, false when a live
+    /// registration of that producer was kept (`riverlet::client::Admin`).
+    #[pyo3(signature = (producer_id, offsets, ttl_ms = None))]
+    fn register_producer_offsets(
+        &self,
+        py: Python<'_>,
+        producer_id: String,
+        offsets: BTreeMap<(i64, Option<i64>, i32), i64>,
+        ttl_ms: Option<i64>,
+    ) -> PyResult<bool> {
+        let admin = self.admin()?;
+        let ttl = ttl_ms
+            .map(|ms| {
+                u64::try_from(ms)
+                    .map(std::time::Duration::from_millis)
+                    .map_err(|_| {
+                        riverlet::Error::invalid(format!("ttl_ms must not be negative, got {ms}"))
+                    })
+            })
+            .transpose()
+            .py_err()?;
+        let offsets = producer_buckets(offsets);
+        let r = py
+            .detach(|| admin.register_producer_offsets(&producer_id, &offsets, ttl))
+            .py_err()?;
+        Ok(r == riverlet::client::RegisterResult::Created)
+    }
+
+    /// A producer's registration as a dict (`producer_id`, `expiration_time_ms`, `offsets`
+    /// keyed by `(table_id, partition_id, bucket)`), or None.
+    fn get_producer_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        producer_id: String,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let admin = self.admin()?;
+        let Some(p) = py
+            .detach(|| admin.get_producer_offsets(&producer_id))
+            .py_err()?
+        else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("producer_id", &p.producer_id)?;
+        d.set_item("expiration_time_ms", p.expiration_time_ms)?;
+        let offsets = PyDict::new(py);
+        for (b, o) in &p.offsets {
+            offsets.set_item((b.table_id, b.partition_id, b.bucket), o)?;
+        }
+        d.set_item("offsets", offsets)?;
+        Ok(Some(d))
+    }
+
+    /// Deletes a producer's registration (nothing to delete is not an error).
+    fn delete_producer_offsets(&self, py: Python<'_>, producer_id: String) -> PyResult<()> {
+        let admin = self.admin()?;
+        py.detach(|| admin.delete_producer_offsets(&producer_id))
+            .py_err()
+    }
+
     /// The partitions of a table: dicts with `id`, `name` and `spec` (key -> value).
     fn list_partitions<'py>(
         &self,
@@ -279,17 +459,16 @@ impl PyConnection {
 pub struct PyTable {
     pub(crate) inner: blocking::Table,
     pub(crate) live: Liveness,
-    append: Mutex<Option<Arc<blocking::AppendWriter>>>,
-    upsert: Mutex<HashMap<Option<Vec<String>>, Arc<blocking::UpsertWriter>>>,
+    /// The writers of `append`/`upsert`/`delete` (opened on first use, calls kept in order).
+    writers: blocking::TableWriters,
 }
 
 impl PyTable {
     fn new(inner: blocking::Table, live: Liveness) -> Self {
         PyTable {
+            writers: blocking::TableWriters::new(inner.clone()),
             inner,
             live,
-            append: Mutex::new(None),
-            upsert: Mutex::new(HashMap::new()),
         }
     }
 
@@ -297,29 +476,6 @@ impl PyTable {
     pub(crate) fn ready(&self) -> PyResult<()> {
         enter()?;
         self.live.check("the connection of this table")
-    }
-
-    fn append_writer(&self) -> PyResult<Arc<blocking::AppendWriter>> {
-        let mut g = lock(&self.append, "the append writer")?;
-        if let Some(w) = g.as_ref() {
-            return Ok(w.clone());
-        }
-        let w = Arc::new(self.inner.new_append_writer().py_err()?);
-        *g = Some(w.clone());
-        Ok(w)
-    }
-
-    fn upsert_writer(&self, columns: Option<Vec<String>>) -> PyResult<Arc<blocking::UpsertWriter>> {
-        let mut g = lock(&self.upsert, "the upsert writer")?;
-        if let Some(w) = g.get(&columns) {
-            return Ok(w.clone());
-        }
-        let refs: Option<Vec<&str>> = columns
-            .as_ref()
-            .map(|c| c.iter().map(String::as_str).collect());
-        let w = Arc::new(self.inner.new_upsert_writer(refs.as_deref()).py_err()?);
-        g.insert(columns, w.clone());
-        Ok(w)
     }
 }
 
@@ -389,8 +545,9 @@ impl PyTable {
     /// full. Call `flush()` to wait for the acknowledgements.
     fn append(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
         self.ready()?;
-        let w = self.append_writer()?;
-        py.detach(|| w.append(&batch.0).map(drop)).py_err()
+        let writers = &self.writers;
+        py.detach(|| writers.append_writer()?.append(&batch.0).map(drop))
+            .py_err()
     }
 
     /// Queues upserts of one Arrow batch (primary-key tables); `columns` makes it a partial
@@ -403,62 +560,34 @@ impl PyTable {
         columns: Option<Vec<String>>,
     ) -> PyResult<()> {
         self.ready()?;
-        let w = self.upsert_writer(columns)?;
-        py.detach(|| w.upsert(&batch.0).map(drop)).py_err()
+        let writers = &self.writers;
+        // Switching to another set of columns may wait for the previous set's acks.
+        py.detach(|| writers.upsert_writer(columns)?.upsert(&batch.0).map(drop))
+            .py_err()
     }
 
     /// Queues deletes of the keys in one Arrow batch (it needs the primary-key columns).
     fn delete(&self, py: Python<'_>, batch: PyArrowType<RecordBatch>) -> PyResult<()> {
         self.ready()?;
-        let w = self.upsert_writer(None)?;
-        py.detach(|| w.delete(&batch.0).map(drop)).py_err()
+        let writers = &self.writers;
+        py.detach(|| writers.upsert_writer(None)?.delete(&batch.0).map(drop))
+            .py_err()
     }
 
     /// Waits until every queued write is acknowledged; raises the first write error since the
     /// previous flush.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         self.ready()?;
-        let append = lock(&self.append, "the append writer")?.clone();
-        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?
-            .values()
-            .cloned()
-            .collect();
-        py.detach(|| {
-            if let Some(w) = append {
-                w.flush()?;
-            }
-            for w in upserts {
-                w.flush()?;
-            }
-            Ok(())
-        })
-        .py_err()
+        let writers = &self.writers;
+        py.detach(|| writers.flush()).py_err()
     }
 
     /// Flushes and closes this table's writers (the table can still be read; a later write
     /// opens new writers).
     fn close_writers(&self, py: Python<'_>) -> PyResult<()> {
         self.ready()?;
-        let append = lock(&self.append, "the append writer")?.take();
-        let upserts: Vec<_> = lock(&self.upsert, "the upsert writer")?
-            .drain()
-            .map(|(_, w)| w)
-            .collect();
-        py.detach(|| {
-            let mut first = None;
-            if let Some(w) = append {
-                if let Err(e) = w.close() {
-                    first.get_or_insert(e);
-                }
-            }
-            for w in upserts {
-                if let Err(e) = w.close() {
-                    first.get_or_insert(e);
-                }
-            }
-            first.map_or(Ok(()), Err)
-        })
-        .py_err()
+        let writers = &self.writers;
+        py.detach(|| writers.close()).py_err()
     }
 
     /// Plans and starts a read; see `riverlet.Table.scan`. `start`/`end` make it a time-range
@@ -514,6 +643,27 @@ impl PyTable {
         set: Bound<'_, PyAny>,
     ) -> PyResult<u64> {
         crate::modify::update_where(py, self, &filter, &set)
+    }
+
+    /// The leader of every bucket (of every partition) as the cluster names it now: dicts with
+    /// `partition_id`, `partition_name` (None without partitions), `bucket`, `leader_id` and
+    /// `leader_address` (both None where no live leader is known).
+    fn bucket_leaders<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.ready()?;
+        let table = self.inner.clone();
+        let leaders = py.detach(|| table.bucket_leaders()).py_err()?;
+        leaders
+            .into_iter()
+            .map(|l| {
+                let d = PyDict::new(py);
+                d.set_item("partition_id", l.partition_id)?;
+                d.set_item("partition_name", l.partition_name)?;
+                d.set_item("bucket", l.bucket)?;
+                d.set_item("leader_id", l.leader.as_ref().map(|n| n.id))?;
+                d.set_item("leader_address", l.leader.map(|n| n.address))?;
+                Ok(d)
+            })
+            .collect()
     }
 
     /// The number of rows (log tables: records retained; primary-key tables: keys).
@@ -582,4 +732,51 @@ impl PyTable {
     fn __repr__(&self) -> String {
         format!("Table({:?})", self.inner.path().to_string())
     }
+}
+
+/// Producer offsets keyed as the Python API gives them, in the core's bucket type.
+fn producer_buckets(
+    offsets: BTreeMap<(i64, Option<i64>, i32), i64>,
+) -> BTreeMap<riverlet::client::ProducerBucket, i64> {
+    offsets
+        .into_iter()
+        .map(|((table_id, partition_id, bucket), o)| {
+            (
+                riverlet::client::ProducerBucket {
+                    table_id,
+                    partition_id,
+                    bucket,
+                },
+                o,
+            )
+        })
+        .collect()
+}
+
+/// An ACL binding as the dict the Python API returns.
+fn acl_dict<'py>(py: Python<'py>, b: &riverlet::acl::AclBinding) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("resource", b.resource.text())?;
+    d.set_item("resource_type", b.resource.resource_type.as_str())?;
+    d.set_item("resource_name", &b.resource.name)?;
+    d.set_item("principal", b.principal.to_string())?;
+    d.set_item("host", &b.host)?;
+    d.set_item("operation", b.operation.as_str())?;
+    d.set_item("permission", b.permission.as_str())?;
+    Ok(d)
+}
+
+/// `set` then `delete` as the core's config changes.
+fn config_changes(
+    set: BTreeMap<String, String>,
+    delete: Vec<String>,
+) -> Vec<riverlet::client::ConfigChange> {
+    set.into_iter()
+        .map(|(k, v)| riverlet::client::ConfigChange::Set(k, v))
+        .chain(
+            delete
+                .into_iter()
+                .map(riverlet::client::ConfigChange::Delete),
+        )
+        .collect()
 }

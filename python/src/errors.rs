@@ -36,6 +36,7 @@ fn class_name(e: &Error) -> &'static str {
         (ErrorKind::AlreadyExists, _) => "AlreadyExistsError",
         (ErrorKind::InvalidArgument, _) => "InvalidArgumentError",
         (ErrorKind::Unsupported, _) => "UnsupportedError",
+        (ErrorKind::Authentication, Some(codes::AUTHORIZATION_EXCEPTION)) => "AuthorizationError",
         (ErrorKind::Authentication, _) => "AuthenticationError",
         (ErrorKind::Network, _) => "NetworkError",
         (ErrorKind::Timeout, _) => "RequestTimeoutError",

@@ -60,16 +60,19 @@ pub struct PyBatchStream {
     reader: Arc<Mutex<Option<BatchReader>>>,
     schema: SchemaRef,
     live: Liveness,
+    expected_rows: Option<u64>,
 }
 
 impl PyBatchStream {
     /// Wraps a core reader.
     pub fn new(reader: BatchReader, live: Liveness) -> Self {
         let schema = RecordBatchReader::schema(&reader);
+        let expected_rows = reader.expected_rows();
         PyBatchStream {
             reader: Arc::new(Mutex::new(Some(reader))),
             schema,
             live,
+            expected_rows,
         }
     }
 
@@ -118,6 +121,13 @@ impl PyBatchStream {
     #[getter]
     fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.schema.as_ref().to_pyarrow(py)
+    }
+
+    /// How many rows the stream returns in all, when the core knows before reading (a
+    /// progress total; see `riverlet::scan::BatchStream::expected_rows`), else None.
+    #[getter]
+    fn expected_rows(&self) -> Option<u64> {
+        self.expected_rows
     }
 
     /// The next batch as a `pyarrow.RecordBatch`, or None at the end.

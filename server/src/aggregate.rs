@@ -17,7 +17,11 @@
 //! The first write of a key stores the row as written. A partial update aggregates the target
 //! columns and keeps the others. A decimal `sum` or `product` that needs more digits than the
 //! column's precision gives null, as Fluss's `Decimal.fromBigDecimal`; integer sums wrap like
-//! Java arithmetic. Roaring-bitmap functions (`rbm32`, `rbm64`) are rejected at creation.
+//! Java arithmetic. `rbm32` (BYTES holding a serialized 32-bit RoaringBitmap in the portable
+//! Roaring format) gives the union, run-optimized and serialized again as Fluss's
+//! `FieldRoaringBitmap32Agg` does; a null on either side leaves the other side, and bytes that
+//! are not a bitmap are an error naming their length. `rbm64` (Java's own `Roaring64Bitmap`
+//! serialization, which has no portable specification) is rejected at creation.
 
 use std::cmp::Ordering;
 
@@ -51,6 +55,8 @@ pub enum AggFn {
     BoolAnd,
     /// `bool_or`.
     BoolOr,
+    /// `rbm32`: union of serialized 32-bit RoaringBitmaps.
+    Rbm32,
 }
 
 /// The type families a function accepts, named as Fluss names them in its error message.
@@ -154,13 +160,12 @@ impl Aggregation {
                 ),
                 "bool_and" => AggFn::BoolAnd,
                 "bool_or" => AggFn::BoolOr,
-                "rbm32" | "rbm64" => {
+                "rbm32" => AggFn::Rbm32,
+                "rbm64" => {
                     return Err(config_error(
                         &column.name,
-                        format!(
-                            "the aggregation function '{name}' (roaring bitmaps) is not \
-                             supported by the Riverlet embedded server"
-                        ),
+                        "the aggregation function 'rbm64' (Java's Roaring64Bitmap \
+                         serialization) is not supported by the Riverlet embedded server",
                     ))
                 }
                 other => {
@@ -169,11 +174,21 @@ impl Aggregation {
                         format!(
                             "unknown aggregation function '{other}'; supported: bool_and, \
                              bool_or, first_value, first_value_ignore_nulls, last_value, \
-                             last_value_ignore_nulls, listagg, max, min, product, string_agg, sum"
+                             last_value_ignore_nulls, listagg, max, min, product, rbm32, \
+                             string_agg, sum"
                         ),
                     ))
                 }
             };
+            if f == AggFn::Rbm32 && column.data_type.type_root_name() != "BYTES" {
+                return Err(config_error(
+                    &column.name,
+                    format!(
+                        "Data type for rbm32 column must be 'BytesType' but was '{}'.",
+                        column.data_type
+                    ),
+                ));
+            }
             let roots = supported_roots(&name);
             let root = column.data_type.type_root_name();
             if !roots.is_empty() && !roots.contains(&root) {
@@ -320,11 +335,39 @@ fn aggregate(f: &AggFn, t: &DataType, acc: &Datum, input: &Datum) -> Result<Datu
             }
             _ => return Err(mismatch()),
         },
+        AggFn::Rbm32 => match (acc, input) {
+            (Datum::Binary(a), Datum::Binary(b)) => Datum::Binary(rbm32_union(a, b)?),
+            _ => return Err(mismatch()),
+        },
         AggFn::LastValue
         | AggFn::LastValueIgnoreNulls
         | AggFn::FirstValue
         | AggFn::FirstValueIgnoreNulls => input.clone(),
     })
+}
+
+/// The union of two serialized 32-bit RoaringBitmaps, run-optimized and serialized in the
+/// portable format (Fluss: `RoaringBitmap.or`, `runOptimize`, `serialize`).
+fn rbm32_union(acc: &[u8], input: &[u8]) -> Result<Vec<u8>> {
+    let read = |bytes: &[u8], which: &str| {
+        roaring::RoaringBitmap::deserialize_from(bytes).map_err(|e| {
+            Error::from_fluss(
+                codes::UNKNOWN_SERVER_ERROR,
+                format!(
+                    "rbm32: the {which} value ({} bytes) is not a serialized RoaringBitmap: {e}",
+                    bytes.len()
+                ),
+            )
+        })
+    };
+    let mut union = read(acc, "stored")?;
+    union |= read(input, "written")?;
+    union.optimize();
+    let mut out = Vec::with_capacity(union.serialized_size());
+    union
+        .serialize_into(&mut out)
+        .map_err(|e| Error::from_fluss(codes::UNKNOWN_SERVER_ERROR, format!("rbm32: {e}")))?;
+    Ok(out)
 }
 
 /// `v` (scaled by `10^(2 * scale)`) back to `scale` digits, rounding half up as BigDecimal does.
@@ -507,6 +550,28 @@ mod tests {
     }
 
     #[test]
+    fn rbm32_unions_bitmaps_as_the_fluss_docs_state() {
+        // Fluss 0.9.1's aggregation page: {1,2} and {2,3} give {1,2,3}, with these bytes.
+        let hex = |h: &str| {
+            (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+                .collect::<Vec<u8>>()
+        };
+        let a = Datum::Binary(hex("3A30000001000000000001001000000001000200"));
+        let b = Datum::Binary(hex("3A30000001000000000001001000000002000300"));
+        let t = DataType::bytes();
+        assert_eq!(
+            aggregate(&AggFn::Rbm32, &t, &a, &b).unwrap(),
+            Datum::Binary(hex("3A300000010000000000020010000000010002000300"))
+        );
+        assert_eq!(aggregate(&AggFn::Rbm32, &t, &a, &Datum::Null).unwrap(), a);
+        assert_eq!(aggregate(&AggFn::Rbm32, &t, &Datum::Null, &b).unwrap(), b);
+        let e = aggregate(&AggFn::Rbm32, &t, &a, &Datum::Binary(vec![1, 2, 3])).unwrap_err();
+        assert!(e.message().contains("written value (3 bytes)"), "{e}");
+    }
+
+    #[test]
     fn bad_functions_are_rejected_naming_the_column() {
         let bad = [
             (
@@ -529,7 +594,12 @@ mod tests {
                 agg("listagg", &[("delimiter", "")]),
                 "non-empty",
             ),
-            (DataType::bytes(), agg("rbm32", &[]), "roaring"),
+            (DataType::bytes(), agg("rbm64", &[]), "Roaring64Bitmap"),
+            (
+                DataType::string(),
+                agg("rbm32", &[]),
+                "Data type for rbm32 column must be 'BytesType'",
+            ),
         ];
         for (t, f, needle) in bad {
             let s = schema(vec![("id", DataType::int(), None), ("v", t, f)]);

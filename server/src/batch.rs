@@ -30,7 +30,10 @@ impl BatchInfo {
     }
 }
 
-fn info(b: &LogRecordBatch<'_>) -> BatchInfo {
+/// Header facts of a batch whose structure was already checked: by `validate::log_records` for
+/// a produced batch (complete, CRC-valid, nothing trailing: that check lives only there), by the
+/// codec for a batch the server built itself.
+pub fn info(b: &LogRecordBatch<'_>) -> BatchInfo {
     BatchInfo {
         base_offset: b.base_offset(),
         next_offset: b.next_offset(),
@@ -64,39 +67,6 @@ pub fn scan(buf: &[u8], verify: bool) -> (Vec<BatchInfo>, usize) {
         out.push(i);
     }
     (out, pos)
-}
-
-/// Parses every batch of a produce request strictly: each must be complete and CRC-valid and
-/// nothing may trail them.
-pub fn parse_strict(buf: &[u8]) -> Result<Vec<BatchInfo>> {
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    for item in LogBatchIter::new(buf) {
-        let b = item?;
-        if !b.is_valid() {
-            return Err(riverlet::Error::from_fluss(
-                riverlet::error::codes::CORRUPT_RECORD_EXCEPTION,
-                format!(
-                    "Record batch at byte {pos} is corrupt (stored crc = {}, computed crc differs)",
-                    b.crc()
-                ),
-            ));
-        }
-        let i = info(&b);
-        pos += i.size;
-        out.push(i);
-    }
-    if pos != buf.len() {
-        return Err(riverlet::Error::from_fluss(
-            riverlet::error::codes::CORRUPT_RECORD_EXCEPTION,
-            format!(
-                "Record batches are truncated: {} trailing bytes after {} complete batches",
-                buf.len() - pos,
-                out.len()
-            ),
-        ));
-    }
-    Ok(out)
 }
 
 /// Writes the server-assigned base offset and commit timestamp into a batch in place.

@@ -427,6 +427,17 @@ impl Catalog {
         self.persist()
     }
 
+    /// Replaces a database's descriptor JSON (AlterDatabase; the caller computed it) and its
+    /// modification time.
+    pub fn set_database_json(&mut self, name: &str, json: String) -> Result<()> {
+        self.database(name)?;
+        if let Some(d) = self.state.databases.get_mut(name) {
+            d.json = json;
+            d.modified = now_ms();
+        }
+        self.persist()
+    }
+
     /// Drops a database; returns the ids of the tables dropped with it.
     /// Drops a database; returns the id and name of each table it held (dropped with it).
     pub fn drop_database(

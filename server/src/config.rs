@@ -74,6 +74,14 @@ pub struct ServerConfig {
     /// The `datalake.iceberg.*` options without their prefix (`warehouse`, `uri`, `name`,
     /// `type`): the Iceberg catalog's properties, as Fluss passes them on.
     pub datalake_iceberg: BTreeMap<String, String>,
+    /// `authorizer.enabled`: requests are checked against ACLs (default false: everyone may do
+    /// everything, and the ACL APIs answer SECURITY_DISABLED_EXCEPTION).
+    pub authorizer_enabled: bool,
+    /// `super.users`: principals every check allows (e.g. `User:admin;User:ops`).
+    pub super_users: Vec<riverlet::acl::Principal>,
+    /// `coordinator.producer-offsets.ttl`: how long a producer-offsets registration lives when
+    /// its request names no TTL (default 24 h, as Fluss).
+    pub producer_offsets_ttl: Duration,
 }
 
 /// The options [`ServerConfig::set`] accepts, by their Apache Fluss names, with what they do.
@@ -93,6 +101,11 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
     (
         "log.segment.file-size",
         "a log segment rolls when it would grow past this size (default 1024mb)",
+    ),
+    (
+        "netty.server.max-request-size",
+        "largest request frame a client may send (default 100mb); a larger one is refused and \
+         its connection closed",
     ),
     (
         "log.index.interval-size",
@@ -129,6 +142,18 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
         "the Iceberg catalog type: sql (default) or rest; a rest catalog takes its client \
          properties as datalake.iceberg.* (token, credential, oauth2-server-uri, scope, \
          header.NAME, ...)",
+    ),
+    (
+        "authorizer.enabled",
+        "check every request against ACLs (true/false, default false)",
+    ),
+    (
+        "super.users",
+        "principals allowed everything when authorizer.enabled, e.g. User:admin;User:ops",
+    ),
+    (
+        "coordinator.producer-offsets.ttl",
+        "how long producer offsets registered without a TTL are kept (default 24 h)",
     ),
     ("s3.endpoint", "S3 endpoint URL of an s3:// remote.data.dir"),
     ("s3.region", "S3 region (default us-east-1)"),
@@ -192,6 +217,9 @@ impl ServerConfig {
             kv_snapshot_interval: None,
             datalake_format: None,
             datalake_iceberg: BTreeMap::new(),
+            authorizer_enabled: false,
+            super_users: Vec::new(),
+            producer_offsets_ttl: Duration::from_secs(24 * 60 * 60),
         }
     }
 
@@ -229,6 +257,11 @@ impl ServerConfig {
                     .map_err(|_| bad("a non-negative integer"))?;
             }
             "log.segment.file-size" => self.segment_bytes = size()? as u64,
+            "netty.server.max-request-size" => {
+                self.max_frame_size = Some(size()?)
+                    .filter(|n| *n <= riverlet::rpc::frame::MAX_WIRE_FRAME_SIZE)
+                    .ok_or_else(|| bad("a memory size of at most 2gb"))?
+            }
             "log.index.interval-size" => {
                 self.index_interval_bytes =
                     u32::try_from(size()?).map_err(|_| bad("a size below 4gb"))?
@@ -285,6 +318,24 @@ impl ServerConfig {
             {
                 let k = key.trim_start_matches("datalake.iceberg.");
                 self.datalake_iceberg.insert(k.into(), value.to_string());
+            }
+            "authorizer.enabled" => {
+                self.authorizer_enabled = match v.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(bad("true or false")),
+                }
+            }
+            "super.users" => {
+                self.super_users = riverlet::acl::Principal::parse_list(v)
+                    .map_err(|e| bad(&format!("PrincipalType:name;... ({})", e.message())))?;
+            }
+            "coordinator.producer-offsets.ttl" => {
+                let ms = riverlet::metadata::table::parse_duration_ms(v)
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .ok_or_else(|| bad("a positive duration such as 24 h or 500ms"))?;
+                self.producer_offsets_ttl = Duration::from_millis(ms as u64);
             }
             "s3.endpoint" => self.s3.endpoint = Some(v.to_string()),
             "s3.region" => self.s3.region = Some(v.to_string()),
@@ -379,6 +430,9 @@ impl std::fmt::Debug for ServerConfig {
             .field("remote_log_task_interval", &self.remote_log_task_interval)
             .field("datalake_format", &self.datalake_format)
             .field("datalake_iceberg (secrets hidden)", &iceberg)
+            .field("authorizer_enabled", &self.authorizer_enabled)
+            .field("super_users", &self.super_users)
+            .field("producer_offsets_ttl", &self.producer_offsets_ttl)
             .finish()
     }
 }

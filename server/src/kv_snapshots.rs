@@ -24,7 +24,8 @@ pub struct KvSnapshot {
 }
 
 /// The snapshots of one bucket (the latest two are kept, so a reader that just learned the
-/// previous id still finds its file while the next one is written).
+/// previous id still finds its file while the next one is written, and so are the ones a KV
+/// snapshot lease holds, until it is released or expires).
 pub struct KvSnapshotStore {
     dir: PathBuf,
     snapshots: Vec<KvSnapshot>,
@@ -85,13 +86,38 @@ impl KvSnapshotStore {
             .map(|s| (*s, self.file(s.id)))
     }
 
+    /// Every snapshot kept, oldest first.
+    pub fn all(&self) -> &[KvSnapshot] {
+        &self.snapshots
+    }
+
+    /// Deletes the snapshots neither among the latest two nor `leased`.
+    pub fn prune(&mut self, leased: &dyn Fn(i64) -> bool) {
+        let keep_from = self.snapshots.len().saturating_sub(RETAINED);
+        let mut i = 0;
+        self.snapshots.retain(|s| {
+            let keep = i >= keep_from || leased(s.id);
+            i += 1;
+            if !keep {
+                let _ = fs::remove_dir_all(self.dir.join(s.id.to_string()));
+            }
+            keep
+        });
+    }
+
     fn file(&self, id: i64) -> PathBuf {
         self.dir.join(id.to_string()).join(KV_SNAPSHOT_FILE_NAME)
     }
 
     /// Writes a new snapshot of `values` (schema-prefixed, key order) covering the log up to
-    /// `log_offset`, and drops the snapshots no longer retained.
-    pub fn write(&mut self, log_offset: i64, values: &[&[u8]]) -> Result<KvSnapshot> {
+    /// `log_offset`, and drops the snapshots no longer retained (`leased`: the ids a lease
+    /// holds, kept).
+    pub fn write(
+        &mut self,
+        log_offset: i64,
+        values: &[&[u8]],
+        leased: &dyn Fn(i64) -> bool,
+    ) -> Result<KvSnapshot> {
         let id = self.latest().map_or(0, |s| s.id + 1);
         let bytes = encode_kv_snapshot(log_offset, values);
         let tmp = self.dir.join(format!("{id}.tmp"));
@@ -109,10 +135,7 @@ impl KvSnapshotStore {
         crate::log::sync_dir(&self.dir);
         let s = KvSnapshot { id, log_offset };
         self.snapshots.push(s);
-        while self.snapshots.len() > RETAINED {
-            let old = self.snapshots.remove(0);
-            let _ = fs::remove_dir_all(self.dir.join(old.id.to_string()));
-        }
+        self.prune(leased);
         Ok(s)
     }
 }
@@ -128,15 +151,15 @@ mod tests {
         assert_eq!(s.latest(), None);
         let v: &[u8] = &[1, 0, 7];
         assert_eq!(
-            s.write(3, &[v]).unwrap(),
+            s.write(3, &[v], &|_| false).unwrap(),
             KvSnapshot {
                 id: 0,
                 log_offset: 3
             }
         );
-        assert_eq!(s.write(5, &[v]).unwrap().id, 1);
+        assert_eq!(s.write(5, &[v], &|_| false).unwrap().id, 1);
         assert_eq!(
-            s.write(9, &[]).unwrap(),
+            s.write(9, &[], &|_| false).unwrap(),
             KvSnapshot {
                 id: 2,
                 log_offset: 9

@@ -15,10 +15,13 @@
 )]
 
 pub mod aggregate;
+pub mod authz;
 pub mod autoinc;
 pub mod batch;
 pub mod catalog;
 pub mod config;
+pub mod config_dynamic;
+pub mod fault;
 pub mod kv;
 pub mod kv_snapshots;
 #[cfg(feature = "lake")]
@@ -54,8 +57,10 @@ impl AsyncServer {
         let host = config.host.clone();
         let port = config.port;
         let ttl_every = config.ttl_check_interval;
-        let snapshot_every = config.kv_snapshot_interval;
         let tier_every = config.remote_log_task_interval;
+        if config.remote_data_dir.is_some() {
+            service::tiering::TIERING_FAULT.step()?;
+        }
         #[cfg(feature = "lake")]
         let lake = lake::Lake::open(&config).await?;
         #[cfg(not(feature = "lake"))]
@@ -100,23 +105,30 @@ impl AsyncServer {
                 }
             }
         }));
-        if let Some(snapshot_every) = snapshot_every {
+        {
+            // every kv.snapshot.interval, which AlterClusterConfigs may change (or turn off)
             let s = server.clone();
             let mut rx3 = stop.subscribe();
+            let mut every = server.dynamic.watch_kv_snapshot_interval();
             tasks.push(tokio::spawn(async move {
-            let mut tick = tokio::time::interval(snapshot_every.max(Duration::from_millis(10)));
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            tick.tick().await;
-            loop {
-                tokio::select! {
-                    _ = rx3.changed() => break,
-                    _ = tick.tick() => {
-                        let s = s.clone();
-                        let _ = tokio::task::spawn_blocking(move || s.take_kv_snapshots()).await;
+                loop {
+                    let period = every.borrow_and_update().map(|d| d.max(Duration::from_millis(10)));
+                    let wait = async {
+                        match period {
+                            Some(p) => tokio::time::sleep(p).await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        _ = rx3.changed() => break,
+                        r = every.changed() => if r.is_err() { break },
+                        _ = wait => {
+                            let s = s.clone();
+                            let _ = tokio::task::spawn_blocking(move || s.take_kv_snapshots()).await;
+                        }
                     }
                 }
-            }
-        }));
+            }));
         }
         if server.remote.is_some() {
             let s = server.clone();

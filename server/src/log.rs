@@ -597,10 +597,17 @@ impl LogTablet {
         self.writers.check(writer_id, sequence, &self.name)
     }
 
-    /// Appends the concatenated batches of a produce request (validated, offsets and commit
-    /// timestamp assigned in place), then syncs per policy.
-    pub fn append(&mut self, mut records: Vec<u8>) -> Result<AppendResult> {
-        let infos = batch::parse_strict(&records)?;
+    /// Appends the concatenated batches of a produce request (offsets and commit timestamp
+    /// assigned in place), then syncs per policy. `infos` are the batches' header facts from
+    /// the check that owns their structure (`validate::log_records`, or `batch::info` of a
+    /// batch the server built); they cover `records` exactly.
+    pub fn append(&mut self, mut records: Vec<u8>, infos: &[BatchInfo]) -> Result<AppendResult> {
+        if infos.iter().map(|i| i.size).sum::<usize>() != records.len() {
+            return Err(Error::internal(format!(
+                "append of {} bytes given batches covering a different size",
+                records.len()
+            )));
+        }
         if infos.is_empty() {
             return Ok(AppendResult {
                 base_offset: self.log_end_offset,
@@ -610,7 +617,7 @@ impl LogTablet {
         }
         // idempotence: any duplicate batch answers with the original offsets
         let mut check = WriterStates::default();
-        for i in &infos {
+        for i in infos {
             if i.writer_id == crate::writers::NO_WRITER_ID {
                 continue;
             }
@@ -635,7 +642,7 @@ impl LogTablet {
         let base = offset;
         let mut pos = 0usize;
         let mut assigned = Vec::with_capacity(infos.len());
-        for i in &infos {
+        for i in infos {
             let span = i.next_offset - i.base_offset;
             batch::assign(&mut records[pos..pos + i.size], offset, commit_ts)?;
             let mut a = *i;

@@ -7,6 +7,10 @@
 
 use clap::Parser;
 
+// mimalloc (feature `mimalloc`, on by default), as `riverlet serve` has it.
+#[cfg(feature = "mimalloc")]
+mod allocator;
+
 /// Embedded single-node Apache Fluss-compatible server.
 #[derive(Parser)]
 #[command(name = "riverlet-server", version)]
@@ -16,6 +20,8 @@ struct Cli {
 }
 
 fn main() {
+    #[cfg(feature = "mimalloc")]
+    allocator::tune();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

@@ -32,7 +32,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
+use crate::authz::Session;
 use crate::service::{code_of, Server};
+use riverlet::acl::Principal;
 
 /// Accepts connections until `shutdown` turns true.
 pub async fn accept_loop(
@@ -51,15 +53,16 @@ pub async fn accept_loop(
                     let sd = shutdown.clone();
                     conns.spawn(async move {
                         let _open = count_open_connection();
+                        let host = peer.ip().to_string();
                         let served = match s.config.tls.clone() {
-                            None => serve_connection(s, stream, sd).await,
+                            None => serve_connection(s, stream, sd, host).await,
                             Some(tls) => match tokio::time::timeout(
                                 TLS_HANDSHAKE_TIMEOUT,
                                 tls.accept(stream),
                             )
                             .await
                             {
-                                Ok(Ok(stream)) => serve_connection(s, stream, sd).await,
+                                Ok(Ok(stream)) => serve_connection(s, stream, sd, host).await,
                                 Ok(Err(e)) => {
                                     tracing::debug!("TLS handshake with {peer} failed: {e}");
                                     return;
@@ -106,6 +109,7 @@ async fn serve_connection<S>(
     server: Arc<Server>,
     stream: S,
     mut shutdown: watch::Receiver<bool>,
+    host: String,
 ) -> riverlet::Result<()>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
@@ -140,6 +144,9 @@ where
     };
     let sasl = server.config.sasl_users.is_some();
     let authenticated = Arc::new(AtomicBool::new(!sasl));
+    // The connection's principal: the SASL login's user, or ANONYMOUS without SASL (as
+    // Fluss's PLAINTEXT authenticator); set once authenticated.
+    let mut session = Session::new(Principal::anonymous(), host);
     let max = server.config.max_frame_size;
     let result = loop {
         let permit = tokio::select! {
@@ -191,7 +198,7 @@ where
             continue;
         };
         if key == ApiKey::Authenticate {
-            let resp = authenticate(&server, &body, &authenticated);
+            let resp = authenticate(&server, &body, &authenticated, &mut session);
             let out = match resp {
                 Ok(b) => success_or_error_frame(request_id, &b),
                 Err((code, msg)) => frame::encode_error_response(request_id, code, &msg),
@@ -210,6 +217,7 @@ where
             continue;
         }
         let job = Job {
+            session: session.clone(),
             key,
             api_version: header.api_version,
             request_id,
@@ -240,6 +248,8 @@ where
 
 /// One decoded request, ready to be served.
 struct Job {
+    /// Who sent it.
+    session: Session,
     key: ApiKey,
     api_version: i16,
     request_id: i32,
@@ -257,7 +267,10 @@ impl Job {
         let started = std::time::Instant::now();
         metrics::histogram!(m::SERVER_REQUEST_QUEUED_SECONDS, "api" => api)
             .record(started.duration_since(self.received).as_secs_f64());
-        let out = match server.handle(self.key, self.api_version, self.body).await {
+        let out = match server
+            .handle_as(&self.session, self.key, self.api_version, self.body)
+            .await
+        {
             Ok(b) => success_or_error_frame(id, &b),
             Err(e) => {
                 let code = code_of(&e);
@@ -278,6 +291,7 @@ fn authenticate(
     server: &Server,
     body: &Bytes,
     authenticated: &AtomicBool,
+    session: &mut Session,
 ) -> Result<Vec<u8>, (i32, String)> {
     let req = AuthenticateRequest::decode(body.clone()).map_err(|e| {
         (
@@ -314,6 +328,7 @@ fn authenticate(
         .map_err(|e| auth_err(e.message().to_string()))?;
     match users.get(&creds.username) {
         Some(p) if *p == creds.password => {
+            session.principal = Principal::user(creds.username.clone());
             authenticated.store(true, Ordering::Release);
             Ok(AuthenticateResponse {
                 challenge: Some(Vec::new()),

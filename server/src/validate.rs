@@ -4,8 +4,12 @@
 //! Rejections carry Fluss's error codes as Fluss's tablet server answers them:
 //! - CORRUPT_RECORD_EXCEPTION: a batch that does not parse, fails its CRC, whose record count and
 //!   LastOffsetDelta disagree, or whose payload does not decode against the table's schema;
-//! - SCHEMA_NOT_EXIST: a schema id the table does not have;
-//! - RECORD_TOO_LARGE_EXCEPTION: a batch larger than a log segment may hold.
+//! - SCHEMA_NOT_EXIST: a schema id the table does not have.
+//!
+//! A batch larger than `log.segment.file-size` is accepted, as Fluss 0.9.1's tablet server
+//! takes it (no check there compares a batch with the segment size; `LogTablet` rolls and the
+//! batch gets a segment of its own): the log rolls the same way. The only size bound is the
+//! request frame (`netty.server.max-request-size`), enforced where frames are read (`net.rs`).
 
 use riverlet::error::codes as error_codes;
 use riverlet::metadata::evolution::widen_row;
@@ -14,27 +18,11 @@ use riverlet::record::kv_batch::KvRecordBatch;
 use riverlet::record::log_batch::{LogBatchIter, LogRecordBatch};
 use riverlet::{Error, Result};
 
+use crate::batch::BatchInfo;
 use crate::catalog::TableMeta;
-use crate::config::ServerConfig;
 
 fn corrupt(msg: String) -> Error {
     Error::from_fluss(error_codes::CORRUPT_RECORD_EXCEPTION, msg)
-}
-
-/// The largest batch accepted: it must fit a log segment (as Fluss's `log.segment.file-size`
-/// bounds a batch) and, trivially, a request frame.
-fn max_batch_bytes(config: &ServerConfig) -> u64 {
-    config.segment_bytes.min(config.max_frame_size as u64)
-}
-
-fn check_size(size: usize, what: &str, max: u64) -> Result<()> {
-    if size as u64 > max {
-        return Err(Error::from_fluss(
-            error_codes::RECORD_TOO_LARGE_EXCEPTION,
-            format!("{what} of {size} bytes is larger than the maximum of {max} bytes"),
-        ));
-    }
-    Ok(())
 }
 
 fn check_schema_id(meta: &TableMeta, schema_id: i16) -> Result<()> {
@@ -54,20 +42,18 @@ fn check_schema_id(meta: &TableMeta, schema_id: i16) -> Result<()> {
 
 /// Checks every batch of a ProduceLog bucket request for a log table: complete and CRC-valid
 /// batches with nothing trailing, `LastOffsetDelta == record count - 1` (0 for an empty batch),
-/// a schema id of the table, a size within limits and a payload that decodes, row by row,
-/// against the table's schema with exactly the declared number of records.
-pub fn log_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> Result<()> {
-    // The request as a whole (many batches) is bounded by the frame size only.
-    check_size(
-        records.len(),
-        "produce request records",
-        config.max_frame_size as u64,
-    )?;
+/// a schema id of the table and a payload that decodes, row by row,
+/// against the table's schema with exactly the declared number of records. This is the one
+/// structure check of produced batches: the log appends what it returns without parsing again.
+/// Returns the header facts of the batches, in order.
+pub fn log_records(meta: &TableMeta, records: &[u8]) -> Result<Vec<BatchInfo>> {
     let mut pos = 0usize;
+    let mut infos = Vec::new();
     for (i, item) in LogBatchIter::new(records).enumerate() {
         let b = item.map_err(|e| corrupt(format!("log batch {i}: {}", e.message())))?;
-        log_batch(meta, &b, i, config)?;
+        log_batch(meta, &b, i)?;
         pos += b.size_in_bytes();
+        infos.push(crate::batch::info(&b));
     }
     if pos != records.len() {
         return Err(corrupt(format!(
@@ -75,20 +61,10 @@ pub fn log_records(meta: &TableMeta, records: &[u8], config: &ServerConfig) -> R
             records.len() - pos
         )));
     }
-    Ok(())
+    Ok(infos)
 }
 
-fn log_batch(
-    meta: &TableMeta,
-    b: &LogRecordBatch<'_>,
-    i: usize,
-    config: &ServerConfig,
-) -> Result<()> {
-    check_size(
-        b.size_in_bytes(),
-        &format!("log batch {i}"),
-        max_batch_bytes(config),
-    )?;
+fn log_batch(meta: &TableMeta, b: &LogRecordBatch<'_>, i: usize) -> Result<()> {
     if !b.is_valid() {
         return Err(corrupt(format!(
             "log batch {i} is corrupt (stored crc = {}, computed crc = {})",
@@ -192,16 +168,14 @@ fn decode_kv_row(
 }
 
 /// Checks a PutKv bucket request's batch for a primary-key table: a CRC-valid batch of the
-/// declared size with nothing trailing, a schema id of the table, a size within limits, and
-/// every record decodable: a non-empty key and, unless it is a delete, a row of the table's
+/// declared size with nothing trailing, a schema id of the table, and every
+/// record decodable: a non-empty key and, unless it is a delete, a row of the table's
 /// schema. Returns the decoded rows in record order (None for a delete), so that applying the
 /// batch does not decode them a second time.
 pub fn kv_records(
     meta: &TableMeta,
     records: &[u8],
-    config: &ServerConfig,
 ) -> Result<Vec<Option<Vec<riverlet::row::Datum>>>> {
-    check_size(records.len(), "KV batch", max_batch_bytes(config))?;
     let b = KvRecordBatch::new(records).map_err(|e| corrupt(e.message().to_string()))?;
     if b.size_in_bytes() != records.len() {
         return Err(corrupt(format!(

@@ -1,7 +1,7 @@
 //! Log tables through real TCP: offsets and commit timestamps, time lookups, TTL, idempotence,
 //! projection, long polling, restarts (clean and SIGKILL), torn tails, SASL, concurrency.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

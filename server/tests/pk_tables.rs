@@ -1,7 +1,7 @@
 //! Primary-key tables through real TCP: changelog generation, lookups, limit/full scans,
 //! partial updates, merge engines, delete behaviors, restarts, idempotent PutKv.
 
-mod common;
+use crate::common;
 
 use common::*;
 use riverlet::error::codes;

@@ -13,6 +13,11 @@
 //! or merging) gets one endpoint per bucket, fetched independently; other plans get one. The
 //! plan is made once, at `GetFlightInfo` (so a window ending "now" is the same for every
 //! endpoint), and kept until each of its endpoints was fetched.
+//!
+//! A query that is only a read of one table (`SELECT <columns> FROM t`, a commit-time window;
+//! no filter, limit or expression left for DataFusion: [`crate::provider::plain_read`]) is not
+//! run through DataFusion: the core's Arrow IPC messages are sent as Flight data, and Fluss's
+//! log batches, already Arrow IPC, go out as stored (`ScanBuilder::execute_ipc`).
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -45,6 +50,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use prost::Message;
 use riverlet::client::Connection;
 use riverlet::metadata::TablePath;
+use riverlet::scan::{IpcStream, ReadRequest};
 use riverlet::ErrorKind;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status, Streaming};
@@ -78,10 +84,20 @@ struct Planned {
     pending: usize,
     /// A random part of the ticket, so that tickets cannot be guessed.
     nonce: String,
+    /// A query that is a plain read of one table: the core's read, streamed as Arrow IPC
+    /// messages (see [`forward_response`]) instead of running `plan`.
+    plain_read: Option<(riverlet::client::Table, ReadRequest)>,
 }
 
 /// A plan, its task context, and which of its endpoints (index, count) a ticket names.
-type Fetch = (Arc<dyn ExecutionPlan>, Arc<TaskContext>, usize, usize);
+struct Fetch {
+    plan: Arc<dyn ExecutionPlan>,
+    task: Arc<TaskContext>,
+    /// This endpoint's partition, and how many endpoints the query has.
+    part: usize,
+    count: usize,
+    plain_read: Option<(riverlet::client::Table, ReadRequest)>,
+}
 
 /// Plans kept at most (the oldest are dropped first when clients never fetch theirs).
 const MAX_PLANS: usize = 256;
@@ -225,6 +241,11 @@ impl FlussFlightSql {
         descriptor: FlightDescriptor,
     ) -> Result<FlightInfo, Status> {
         let df = session.ctx.sql(sql).await.map_err(status)?;
+        let plain_read = df
+            .clone()
+            .into_optimized_plan()
+            .ok()
+            .and_then(|p| crate::provider::plain_read(&p));
         let task = Arc::new(df.task_ctx());
         let plan = df.create_physical_plan().await.map_err(status)?;
         let schema = plan.schema();
@@ -245,6 +266,7 @@ impl FlussFlightSql {
                     task,
                     pending: endpoints,
                     nonce: nonce.clone(),
+                    plain_read,
                 },
             );
             while plans.1.len() > MAX_PLANS {
@@ -289,12 +311,18 @@ impl FlussFlightSql {
                      again"
                 ))
             })?;
-        let found = (planned.plan.clone(), planned.task.clone());
+        let found = Fetch {
+            plan: planned.plan.clone(),
+            task: planned.task.clone(),
+            part: part as usize,
+            count: count as usize,
+            plain_read: planned.plain_read.clone(),
+        };
         planned.pending = planned.pending.saturating_sub(1);
         if planned.pending == 0 {
             plans.1.remove(&id);
         }
-        Ok((found.0, found.1, part as usize, count as usize))
+        Ok(found)
     }
 }
 
@@ -335,6 +363,31 @@ fn batches_response(
         .build(batches.map_err(|e| FlightError::ExternalError(Box::new(e))))
         .map_err(flight_status);
     Response::new(Box::pin(stream))
+}
+
+/// A read's Arrow IPC messages as Flight data: the schema message, then each record-batch
+/// message as it came from the core (Fluss's stored Arrow when the core forwarded it).
+fn forward_response(stream: IpcStream) -> Response<BoxStream<FlightData>> {
+    let schema = FlightData {
+        data_header: stream.schema_message().header,
+        ..Default::default()
+    };
+    let messages =
+        futures::stream::unfold(
+            stream,
+            |mut s| async move { s.next().await.map(|m| (m, s)) },
+        )
+        .map(|m| {
+            m.map(|m| FlightData {
+                data_header: m.header,
+                data_body: m.body,
+                ..Default::default()
+            })
+            .map_err(|e| core_status(&e))
+        });
+    Response::new(Box::pin(
+        futures::stream::once(async { Ok(schema) }).chain(messages),
+    ))
 }
 
 fn one_batch<E: std::fmt::Display>(
@@ -454,7 +507,28 @@ impl FlightSqlService for FlussFlightSql {
         ticket: TicketStatementQuery,
         _request: Request<Ticket>,
     ) -> Result<Response<BoxStream<FlightData>>, Status> {
-        let (plan, task, part, count) = self.take_plan(&ticket.statement_handle)?;
+        let Fetch {
+            plan,
+            task,
+            part,
+            count,
+            plain_read,
+        } = self.take_plan(&ticket.statement_handle)?;
+        if let Some((table, mut request)) = plain_read {
+            if count > 1 {
+                // One endpoint per bucket, as the plan's partitions are.
+                request.buckets = Some(vec![part as i32]);
+            }
+            let stream = request
+                .to_scan(&table)
+                .execute_ipc(self.options.ipc_bodies)
+                .await
+                .map_err(|e| core_status(&e))?;
+            for w in stream.warnings() {
+                tracing::warn!("{}: {w}", table.path());
+            }
+            return Ok(forward_response(stream));
+        }
         let schema = plan.schema();
         let stream = if count == 1 {
             execute_stream(plan, task).map_err(status)?

@@ -30,6 +30,7 @@ use std::sync::Arc;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use riverlet::client::Connection;
+use riverlet::scan::IpcBodies;
 
 /// A core error as a DataFusion error (the typed error stays inside, see [`core_error`]).
 pub fn core_err(e: riverlet::Error) -> DataFusionError {
@@ -58,6 +59,9 @@ pub struct SqlOptions {
     /// The session time zone (`datafusion.execution.time_zone`): the zone of datetime texts,
     /// dates and wall clocks given to the time-range function. None: the process's zone.
     pub time_zone: Option<String>,
+    /// The Flight SQL service only: which stored log-batch bodies a plain read sends as they
+    /// are (see `riverlet::scan::IpcBodies`; `riverlet flight --ipc-bodies`).
+    pub ipc_bodies: IpcBodies,
 }
 
 impl Default for SqlOptions {
@@ -66,6 +70,7 @@ impl Default for SqlOptions {
             catalog: "fluss".to_string(),
             database: "fluss".to_string(),
             time_zone: None,
+            ipc_bodies: IpcBodies::AsStored,
         }
     }
 }

@@ -9,10 +9,11 @@ use arrow::datatypes::SchemaRef as DfSchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
+use datafusion::datasource::source_as_provider;
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::dml::InsertOp;
-use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
+use datafusion::logical_expr::{Expr, LogicalPlan, TableProviderFilterPushDown, TableType};
 use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
@@ -217,6 +218,40 @@ impl TableProvider for FlussTable {
         };
         Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
+}
+
+/// A query that is only a read of one Fluss table: the table and the core read answering it,
+/// when nothing is left for DataFusion to do above the scan (no filter the core does not take,
+/// no limit, no projection after the read). The Flight SQL service then streams the core's
+/// Arrow IPC messages (`ScanBuilder::execute_ipc`) instead of running the plan.
+pub fn plain_read(plan: &LogicalPlan) -> Option<(Table, ReadRequest)> {
+    let scan = match plan {
+        LogicalPlan::TableScan(scan) => scan,
+        // A projection that only names the scan's columns, in the scan's order.
+        LogicalPlan::Projection(p) => match p.input.as_ref() {
+            LogicalPlan::TableScan(scan)
+                if p.expr.len() == scan.projected_schema.fields().len()
+                    && p.expr
+                        .iter()
+                        .zip(scan.projected_schema.columns())
+                        .all(|(e, c)| matches!(e, Expr::Column(col) if col.name == c.name)) =>
+            {
+                scan
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if !scan.filters.is_empty() || scan.fetch.is_some() {
+        return None;
+    }
+    let provider = source_as_provider(&scan.source).ok()?;
+    let table = (provider.as_ref() as &dyn std::any::Any).downcast_ref::<FlussTable>()?;
+    if table.view == View::Changelog {
+        return None;
+    }
+    let (request, post) = table.request(scan.projection.as_ref(), &[], None).ok()?;
+    post.is_none().then(|| (table.table.clone(), request))
 }
 
 /// One bucket's read (one DataFusion partition).

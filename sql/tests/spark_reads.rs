@@ -3,7 +3,7 @@
 //! the guide's data gives; plus what is pushed into the core (exact filters, limit) and the
 //! `$changelog` table.
 
-mod common;
+use crate::common;
 
 use common::{table, Env};
 

@@ -4,7 +4,7 @@
 //! window semantics, and each invalid window failing while the statement is analyzed with the
 //! core's typed error.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

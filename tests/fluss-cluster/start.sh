@@ -1,19 +1,46 @@
 #!/usr/bin/env bash
-# Start a single-node Apache Fluss cluster (ZooKeeper + CoordinatorServer +
-# one TabletServer, three JVMs) on loopback ports, from the Maven Central jars
-# that fetch.sh resolves. Riverlet's interop tests run against it.
+# Start an Apache Fluss cluster (ZooKeeper + CoordinatorServer + N TabletServers,
+# one JVM each) on loopback ports, from the Maven Central jars that fetch.sh
+# resolves. Riverlet's interop and failover tests run against it.
 #
-# Usage: start.sh [--sasl] [--conf 'key: value']... [WORKDIR]
+# Usage: start.sh [--sasl] [--tablets N] [--replication R] [--conf 'key: value']...
+#                 [--metrics] [--paimon-lake | --iceberg-lake] [WORKDIR]
 #   WORKDIR        where configs, data, logs and pid files go
 #                  (default: $FLUSS_CLUSTER_DIR or /tmp/riverlet-fluss-cluster)
 #   --sasl         also open a SASL/PLAIN listener (user admin / admin-secret,
 #                  plus any in FLUSS_SASL_USERS="user:pass user2:pass2")
-#   --conf 'k: v'  extra server.yaml line for both servers (repeatable)
+#   --tablets N    N tablet servers, ids 0..N-1 (default 1); with N > 1 the
+#                  ZooKeeper session timeout is 8 s, so a killed server's
+#                  buckets get new leaders within seconds, not after 60 s
+#   --replication R  default.replication.factor (default: N, at most 3)
+#   --conf 'k: v'  extra server.yaml line for every server (repeatable; it
+#                  comes last, so it overrides the lines above)
+#   --metrics      each tablet server reports its metrics through Fluss's
+#                  Prometheus reporter (fluss-metrics-prometheus from Maven
+#                  Central, a plugin) on a port of its own:
+#                  FLUSS_METRICS=0=127.0.0.1:PORT,... (GET /metrics)
+#   --paimon-lake  the cluster has a Paimon lake (datalake.format: paimon, a
+#                  filesystem catalog whose warehouse is WORKDIR/paimon-warehouse),
+#                  so tables get table.datalake.format paimon and may set
+#                  table.datalake.enabled; the coordinator loads Fluss's Paimon
+#                  lake plugin (fluss-lake-paimon, paimon-bundle and
+#                  flink-shaded-hadoop-2-uber from Maven Central, as Fluss's
+#                  distribution ships them in plugins/paimon):
+#                  FLUSS_DATALAKE=paimon, FLUSS_PAIMON_WAREHOUSE=DIR
+#   --iceberg-lake the cluster has an Iceberg lake (datalake.format: iceberg, a
+#                  Hadoop catalog whose warehouse is WORKDIR/iceberg-warehouse),
+#                  so tables get table.datalake.format iceberg and may set
+#                  table.datalake.enabled; the coordinator loads Fluss's Iceberg
+#                  lake plugin (fluss-lake-iceberg and hadoop-apache 3.3.5-2 from
+#                  Maven Central, as Fluss's Iceberg page says for plugins/iceberg):
+#                  FLUSS_DATALAKE=iceberg, FLUSS_ICEBERG_WAREHOUSE=DIR
+# ctl.sh kills, freezes, thaws, stops and restarts one role of the cluster.
 #
 # On success prints, and writes to WORKDIR/bootstrap.env:
 #   FLUSS_BOOTSTRAP=127.0.0.1:PORT          plaintext coordinator address
 #   FLUSS_SASL_BOOTSTRAP=127.0.0.1:PORT     (with --sasl) SASL/PLAIN address
 #   (plus FLUSS_SASL_USERNAME / FLUSS_SASL_PASSWORD / FLUSS_ZOOKEEPER / FLUSS_VERSION)
+#   FLUSS_TABLETS=0=127.0.0.1:PORT,...      (--tablets > 1) the tablet servers
 # The environment lines are the only stdout; progress goes to stderr.
 #
 # Environment:
@@ -27,29 +54,70 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
 
+orig_args=("$@")  # for a second attempt (below); the parsing shifts them away
 sasl=0
+metrics=0
+paimon_lake=0
+iceberg_lake=0
+n_tablets=1
+replication=""
 extra_conf=()
 workdir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sasl) sasl=1 ;;
+    --metrics) metrics=1 ;;
     --conf) [ $# -ge 2 ] || { echo "start.sh: --conf needs a value" >&2; exit 2; }
             extra_conf+=("$2"); shift ;;
     --conf=*) extra_conf+=("${1#--conf=}") ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --tablets) [ $# -ge 2 ] || { echo "start.sh: --tablets needs a number" >&2; exit 2; }
+               n_tablets="$2"; shift ;;
+    --replication) [ $# -ge 2 ] || { echo "start.sh: --replication needs a number" >&2; exit 2; }
+               replication="$2"; shift ;;
+    --paimon-lake) paimon_lake=1 ;;
+    --iceberg-lake) iceberg_lake=1 ;;
+    -h|--help) sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "start.sh: unknown option '$1'" >&2; exit 2 ;;
     *) [ -z "$workdir" ] || { echo "start.sh: only one WORKDIR" >&2; exit 2; }
        workdir="$1" ;;
   esac
   shift
 done
+[ "$paimon_lake" = 1 ] && [ "$iceberg_lake" = 1 ] \
+  && { echo "start.sh: --paimon-lake and --iceberg-lake exclude each other (one datalake.format)" >&2; exit 2; }
+[[ "$n_tablets" =~ ^[1-9][0-9]?$ ]] || { echo "start.sh: --tablets takes 1 to 99, not '$n_tablets'" >&2; exit 2; }
+[ -n "$replication" ] || replication=$(( n_tablets < 3 ? n_tablets : 3 ))
+[[ "$replication" =~ ^[1-9][0-9]?$ ]] && [ "$replication" -le "$n_tablets" ] \
+  || { echo "start.sh: --replication takes 1 to the number of tablet servers ($n_tablets), not '$replication'" >&2; exit 2; }
 workdir="${workdir:-${FLUSS_CLUSTER_DIR:-/tmp/riverlet-fluss-cluster}}"
 mkdir -p "$workdir"
-workdir="$(cd "$workdir" && pwd)"
+cluster_paths "$workdir"
 TIMEOUT="${FLUSS_START_TIMEOUT:-120}"
 
 say() { echo "start.sh: $*" >&2; }
+
+# --- a port taken between picking it and binding it -----------------------
+# The ports are picked free (bound to port 0 and released), then the JVMs bind them seconds
+# later; another process (a client's outgoing connection, another cluster starting) can take
+# one in between. The JVM then dies with "Address already in use": start again with new ports,
+# up to 3 times. Any other failure is final.
+if [ -z "${FLUSS_START_ATTEMPT:-}" ]; then
+  for attempt in 1 2 3; do
+    rc=0
+    FLUSS_START_ATTEMPT=$attempt "$0" "${orig_args[@]}" || rc=$?
+    [ "$rc" -eq 0 ] && exit 0
+    if [ "$attempt" -lt 3 ] \
+      && grep -qs "Address already in use" "$logs"/*.log "$logs"/*.out; then
+      say "a port was taken before its server bound it (Address already in use):" \
+        "starting again with new ports (attempt $((attempt + 1)) of 3)"
+      continue
+    fi
+    exit "$rc"
+  done
+fi
 
 if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
 command -v "$JAVA" >/dev/null 2>&1 || { say "ERROR: java not found"; exit 1; }
@@ -57,11 +125,11 @@ java_major="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *jav
 java_major="${java_major#1.}"
 
 # --- refuse to start twice in one WORKDIR ---------------------------------
-pids_dir="$workdir/pids"
 mkdir -p "$pids_dir"
-for role in zookeeper coordinator tablet; do
-  pf="$pids_dir/$role.pid"
-  if [ -f "$pf" ] && kill -0 "$(cat "$pf")" 2>/dev/null; then
+for pf in "$pids_dir"/*.pid; do
+  [ -f "$pf" ] || continue
+  role="$(basename "$pf" .pid)"
+  if role_alive "$role"; then
     say "ERROR: $role already running (pid $(cat "$pf")) in $workdir; run stop.sh $workdir first"
     exit 1
   fi
@@ -93,7 +161,8 @@ fluss_version="$(basename "$server_jar" .jar)"; fluss_version="${fluss_version#f
 
 # --- free loopback ports --------------------------------------------------
 # Pick all ports in one go while holding the sockets, so none repeats.
-n_ports=3; [ "$sasl" = 1 ] && n_ports=5
+per_server=1; [ "$sasl" = 1 ] && per_server=2
+n_ports=$(( 1 + per_server * (1 + n_tablets) + metrics * n_tablets ))
 pick_ports() {
   if command -v python3 >/dev/null 2>&1; then
     python3 - "$1" <<'PY'
@@ -120,16 +189,68 @@ PY
 }
 read -r -a ports <<<"$(pick_ports "$n_ports")"
 [ "${#ports[@]}" -eq "$n_ports" ] || { say "ERROR: could not pick $n_ports free ports"; exit 1; }
-zk_port="${ports[0]}" cs_port="${ports[1]}" ts_port="${ports[2]}"
-cs_sasl_port="" ts_sasl_port=""
-[ "$sasl" = 1 ] && { cs_sasl_port="${ports[3]}"; ts_sasl_port="${ports[4]}"; }
+# ports: ZooKeeper, the coordinator, each tablet server; then the SASL ones in the same order.
+zk_port="${ports[0]}" cs_port="${ports[1]}"
+ts_ports=("${ports[@]:2:$n_tablets}")
+cs_sasl_port="" ts_sasl_ports=()
+if [ "$sasl" = 1 ]; then
+  cs_sasl_port="${ports[$((2 + n_tablets))]}"
+  ts_sasl_ports=("${ports[@]:$((3 + n_tablets)):$n_tablets}")
+fi
+# then, with --metrics, each tablet server's Prometheus port
+metrics_ports=()
+[ "$metrics" = 1 ] && metrics_ports=("${ports[@]:$((n_ports - n_tablets)):$n_tablets}")
 
 # --- directories and configuration ----------------------------------------
-conf="$workdir/conf" logs="$workdir/logs" data="$workdir/data"
-mkdir -p "$conf/coordinator" "$conf/tablet" "$logs" "$data/zookeeper" "$data/tablet-0" "$data/remote" \
-         "$workdir/plugins"
-# Fluss looks for filesystem/lake plugins here; an empty directory is fine.
+mkdir -p "$conf/coordinator" "$logs" "$data/zookeeper" "$data/remote" "$workdir/plugins" "$run_dir"
+rm -f "$run_dir"/*.sh
+for ((id = 0; id < n_tablets; id++)); do mkdir -p "$conf/tablet-$id" "$data/tablet-$id"; done
+# Fluss looks for filesystem/lake/metrics plugins here, one directory each; empty is fine.
 export FLUSS_PLUGINS_DIR="$workdir/plugins"
+if [ "$metrics" = 1 ]; then
+  reporter_dir="$workdir/plugins/metrics-prometheus"
+  mkdir -p "$reporter_dir"
+  if ! ls "$reporter_dir"/fluss-metrics-prometheus-*.jar >/dev/null 2>&1; then
+    say "fetching org.apache.fluss:fluss-metrics-prometheus:$fluss_version through Maven"
+    mvn -B -q dependency:copy -Dartifact="org.apache.fluss:fluss-metrics-prometheus:$fluss_version" \
+      -DoutputDirectory="$reporter_dir" >&2 \
+      || { say "ERROR: could not fetch fluss-metrics-prometheus $fluss_version (--metrics)"; exit 1; }
+  fi
+fi
+
+if [ "$paimon_lake" = 1 ]; then
+  # The jars of Fluss's distribution's plugins/paimon (fluss-dist's plugins.xml), in the
+  # versions Fluss 0.9.1 builds with (paimon.version 1.3.1).
+  lake_dir="$workdir/plugins/paimon"
+  mkdir -p "$lake_dir" "$workdir/paimon-warehouse"
+  for artifact in "org.apache.fluss:fluss-lake-paimon:$fluss_version" \
+      org.apache.paimon:paimon-bundle:1.3.1 org.apache.flink:flink-shaded-hadoop-2-uber:2.8.3-10.0; do
+    jar="$(cut -d: -f2 <<<"$artifact")-$(cut -d: -f3 <<<"$artifact").jar"
+    [ -f "$lake_dir/$jar" ] && continue
+    say "fetching $artifact through Maven (--paimon-lake)"
+    mvn -B -q dependency:copy -Dartifact="$artifact" -DoutputDirectory="$lake_dir" >&2 \
+      || { say "ERROR: could not fetch $artifact (--paimon-lake)"; exit 1; }
+  done
+  extra_conf=("datalake.format: paimon" "datalake.paimon.metastore: filesystem"
+              "datalake.paimon.warehouse: $workdir/paimon-warehouse" "${extra_conf[@]}")
+fi
+
+if [ "$iceberg_lake" = 1 ]; then
+  # The jars Fluss's Iceberg page puts in plugins/iceberg for a Hadoop catalog: the plugin
+  # (it shades Iceberg 1.10.1) and the pre-bundled Hadoop classes the catalog needs.
+  lake_dir="$workdir/plugins/iceberg"
+  mkdir -p "$lake_dir" "$workdir/iceberg-warehouse"
+  for artifact in "org.apache.fluss:fluss-lake-iceberg:$fluss_version" \
+      io.trino.hadoop:hadoop-apache:3.3.5-2; do
+    jar="$(cut -d: -f2 <<<"$artifact")-$(cut -d: -f3 <<<"$artifact").jar"
+    [ -f "$lake_dir/$jar" ] && continue
+    say "fetching $artifact through Maven (--iceberg-lake)"
+    mvn -B -q dependency:copy -Dartifact="$artifact" -DoutputDirectory="$lake_dir" >&2 \
+      || { say "ERROR: could not fetch $artifact (--iceberg-lake)"; exit 1; }
+  done
+  extra_conf=("datalake.format: iceberg" "datalake.iceberg.type: hadoop"
+              "datalake.iceberg.warehouse: $workdir/iceberg-warehouse" "${extra_conf[@]}")
+fi
 
 cat >"$conf/zookeeper.properties" <<EOF
 # Written by Riverlet tests/fluss-cluster/start.sh
@@ -155,7 +276,7 @@ appender.file.fileName = ${sys:log.file}
 appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p [%t] %c - %m%n
 EOF
-for c in "$conf/coordinator" "$conf/tablet"; do cp "$conf/log4j2.properties" "$c/log4j2.properties"; done
+for c in "$conf/coordinator" "$conf"/tablet-*; do cp "$conf/log4j2.properties" "$c/log4j2.properties"; done
 
 sasl_users=("admin:admin-secret")
 if [ -n "${FLUSS_SASL_USERS:-}" ]; then read -r -a more <<<"$FLUSS_SASL_USERS"; sasl_users+=("${more[@]}"); fi
@@ -170,7 +291,10 @@ write_server_yaml() { # file listeners [tablet-only lines...]
     echo "bind.listeners: $listeners"
     echo "remote.data.dir: $data/remote"
     echo "default.bucket.number: 1"
-    echo "default.replication.factor: 1"
+    echo "default.replication.factor: $replication"
+    # Several tablet servers: a killed one loses its ZooKeeper node (and its buckets get new
+    # leaders) after 8 s instead of the default 60 s.
+    if [ "$n_tablets" -gt 1 ]; then echo "zookeeper.client.session-timeout: 8 s"; fi
     if [ "$sasl" = 1 ]; then
       local entries="" u
       for u in "${sasl_users[@]}"; do entries="$entries user_${u%%:*}=\"${u#*:}\""; done
@@ -186,21 +310,29 @@ write_server_yaml() { # file listeners [tablet-only lines...]
 # FLUSS is the plaintext listener, also the internal one (the default
 # internal.listener.name); CLIENT is the SASL listener when --sasl is given.
 cs_listeners="FLUSS://127.0.0.1:$cs_port"
-ts_listeners="FLUSS://127.0.0.1:$ts_port"
-if [ "$sasl" = 1 ]; then
-  cs_listeners="$cs_listeners, CLIENT://127.0.0.1:$cs_sasl_port"
-  ts_listeners="$ts_listeners, CLIENT://127.0.0.1:$ts_sasl_port"
-fi
+[ "$sasl" = 1 ] && cs_listeners="$cs_listeners, CLIENT://127.0.0.1:$cs_sasl_port"
 write_server_yaml "$conf/coordinator/server.yaml" "$cs_listeners"
-write_server_yaml "$conf/tablet/server.yaml" "$ts_listeners" \
-  "tablet-server.id: 0" "data.dir: $data/tablet-0"
+tablets_line="" metrics_line=""
+for ((id = 0; id < n_tablets; id++)); do
+  ts_listeners="FLUSS://127.0.0.1:${ts_ports[$id]}"
+  [ "$sasl" = 1 ] && ts_listeners="$ts_listeners, CLIENT://127.0.0.1:${ts_sasl_ports[$id]}"
+  metrics_lines=()
+  if [ "$metrics" = 1 ]; then
+    metrics_lines=("metrics.reporters: prometheus" "metrics.reporter.prometheus.port: ${metrics_ports[$id]}")
+    metrics_line="$metrics_line${metrics_line:+,}$id=127.0.0.1:${metrics_ports[$id]}"
+  fi
+  write_server_yaml "$conf/tablet-$id/server.yaml" "$ts_listeners" \
+    "tablet-server.id: $id" "data.dir: $data/tablet-$id" "${metrics_lines[@]}"
+  tablets_line="$tablets_line${tablets_line:+,}$id=127.0.0.1:${ts_ports[$id]}"
+done
 
 cat >"$workdir/ports.env" <<EOF
 ZK_PORT=$zk_port
 COORDINATOR_PORT=$cs_port
-TABLET_PORT=$ts_port
+TABLET_PORT=${ts_ports[0]}
+TABLET_PORTS="${ts_ports[*]}"
 COORDINATOR_SASL_PORT=$cs_sasl_port
-TABLET_SASL_PORT=$ts_sasl_port
+TABLET_SASL_PORT=${ts_sasl_ports[0]:-}
 EOF
 rm -f "$workdir/bootstrap.env"
 
@@ -218,21 +350,27 @@ if [ "${java_major:-0}" -ge 17 ] 2>/dev/null; then
                --add-opens=java.base/java.util=ALL-UNNAMED)
 fi
 
-launch() { # role log4j-conf-dir jvm-opts-name main-class args...
+# write_role_script ROLE LOG4J-CONF-DIR JVM-OPTS-NAME MAIN-CLASS ARGS...: run/ROLE.sh, the exact
+# command line of the role, so ctl.sh restarts it as it was first started.
+write_role_script() {
   local role="$1" cdir="$2" optsname="$3" main="$4"; shift 4
   local -n opts="$optsname"
-  local log="$logs/$role.log" out="$logs/$role.out" f
-  # Keep one previous run's logs; readiness greps must not see stale lines.
-  for f in "$log" "$out"; do [ -f "$f" ] && mv -f "$f" "$f.prev"; done
-  ( cd "$workdir" && exec "$JAVA" "${jvm_common[@]}" "${opts[@]}" \
-      -Dlog.file="$log" \
-      -Dlog4j.configurationFile="file:$cdir/log4j2.properties" \
-      -Dlog4j2.shutdownHookEnabled=false \
-      -Dzookeeper.jmx.log4j.disable=true \
-      -cp "$FLUSS_CLASSPATH" "$main" "$@" ) >"$out" 2>&1 </dev/null &
-  local pid=$!
-  echo "$pid" >"$pids_dir/$role.pid"
-  say "started $role (pid $pid), log $log"
+  {
+    echo "# Written by Riverlet tests/fluss-cluster/start.sh: starts $role (ctl.sh runs it again)."
+    printf 'export FLUSS_PLUGINS_DIR=%q\n' "$FLUSS_PLUGINS_DIR"
+    printf 'exec'
+    printf ' %q' "$JAVA" "${jvm_common[@]}" "${opts[@]}" \
+      "-Dlog.file=$logs/$role.log" \
+      "-Dlog4j.configurationFile=file:$cdir/log4j2.properties" \
+      -Dlog4j2.shutdownHookEnabled=false -Dzookeeper.jmx.log4j.disable=true \
+      -cp "$FLUSS_CLASSPATH" "$main" "$@"
+    echo
+  } >"$run_dir/$role.sh"
+}
+
+launch() { # role
+  launch_role "$1"
+  say "started $1 (pid $(role_pid "$1")), log $logs/$1.log"
 }
 
 deadline=$(( $(date +%s) + TIMEOUT ))
@@ -241,7 +379,7 @@ t0=$(date +%s.%N)
 fail() {
   say "ERROR: $*"
   local r
-  for r in zookeeper coordinator tablet; do
+  for r in zookeeper coordinator $(tablet_roles); do
     if [ -f "$logs/$r.log" ] || [ -f "$logs/$r.out" ]; then
       say "---- last lines of $r logs ----"
       tail -n 15 "$logs/$r.out" "$logs/$r.log" 2>/dev/null | sed 's/^/    /' >&2 || true
@@ -252,49 +390,46 @@ fail() {
   exit 1
 }
 
-alive() { kill -0 "$(cat "$pids_dir/$1.pid")" 2>/dev/null; }
-
-port_open() { # port
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-zk_ok() {
-  local reply=""
-  reply="$(timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$zk_port && printf ruok >&3 && head -c 4 <&3" 2>/dev/null || true)"
-  [ "$reply" = "imok" ]
-}
-
 wait_for() { # role description check-command...
   local role="$1" what="$2"; shift 2
   while ! "$@"; do
-    alive "$role" || fail "$role exited before $what"
+    role_alive "$role" || fail "$role exited before $what"
     [ "$(date +%s)" -lt "$deadline" ] || fail "timed out after ${TIMEOUT}s waiting for $what"
     sleep 0.2
   done
 }
 
-log_has() { grep -q -- "$2" "$logs/$1.log" 2>/dev/null; }
-
-launch zookeeper "$conf" zk_opts \
+write_role_script zookeeper "$conf" zk_opts \
   org.apache.fluss.shaded.zookeeper3.org.apache.zookeeper.server.quorum.QuorumPeerMain \
   "$conf/zookeeper.properties"
-wait_for zookeeper "ZooKeeper on 127.0.0.1:$zk_port" zk_ok
-
-launch coordinator "$conf/coordinator" fluss_opts \
+write_role_script coordinator "$conf/coordinator" fluss_opts \
   org.apache.fluss.server.coordinator.CoordinatorServer --configDir "$conf/coordinator"
+for ((id = 0; id < n_tablets; id++)); do
+  write_role_script "tablet-$id" "$conf/tablet-$id" fluss_opts \
+    org.apache.fluss.server.tablet.TabletServer --configDir "$conf/tablet-$id"
+done
+
+launch zookeeper
+wait_for zookeeper "ZooKeeper on 127.0.0.1:$zk_port" zk_ok "$zk_port"
+
+launch coordinator
 wait_for coordinator "the coordinator port $cs_port" port_open "$cs_port"
 wait_for coordinator "the coordinator to finish initializing" \
   log_has coordinator "End initializing coordinator context"
 
-launch tablet "$conf/tablet" fluss_opts \
-  org.apache.fluss.server.tablet.TabletServer --configDir "$conf/tablet"
-wait_for tablet "the tablet server port $ts_port" port_open "$ts_port"
-# The coordinator logs this once it has seen tablet server 0 register in ZooKeeper.
-wait_for tablet "tablet server 0 to register with the coordinator" \
-  log_has coordinator "New tablet server callback for tablet server 0"
+# The tablet servers start together; each is up once its port is open and the coordinator has
+# logged that it registered in ZooKeeper.
+for ((id = 0; id < n_tablets; id++)); do launch "tablet-$id"; done
+registered() { [ "$(registrations "$1")" -ge 1 ]; }
+for ((id = 0; id < n_tablets; id++)); do
+  wait_for "tablet-$id" "the tablet server $id port ${ts_ports[$id]}" port_open "${ts_ports[$id]}"
+  wait_for "tablet-$id" "tablet server $id to register with the coordinator" registered "$id"
+  if [ "$sasl" = 1 ]; then
+    wait_for "tablet-$id" "the tablet server $id SASL port ${ts_sasl_ports[$id]}" port_open "${ts_sasl_ports[$id]}"
+  fi
+done
 if [ "$sasl" = 1 ]; then
   wait_for coordinator "the coordinator SASL port $cs_sasl_port" port_open "$cs_sasl_port"
-  wait_for tablet "the tablet server SASL port $ts_sasl_port" port_open "$ts_sasl_port"
 fi
 
 elapsed="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')"
@@ -307,6 +442,16 @@ elapsed="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')"
   fi
   echo "FLUSS_ZOOKEEPER=127.0.0.1:$zk_port"
   echo "FLUSS_VERSION=$fluss_version"
+  if [ "$n_tablets" -gt 1 ]; then echo "FLUSS_TABLETS=$tablets_line"; fi
+  if [ "$metrics" = 1 ]; then echo "FLUSS_METRICS=$metrics_line"; fi
+  if [ "$paimon_lake" = 1 ]; then
+    echo "FLUSS_DATALAKE=paimon"
+    echo "FLUSS_PAIMON_WAREHOUSE=$workdir/paimon-warehouse"
+  fi
+  if [ "$iceberg_lake" = 1 ]; then
+    echo "FLUSS_DATALAKE=iceberg"
+    echo "FLUSS_ICEBERG_WAREHOUSE=$workdir/iceberg-warehouse"
+  fi
 } >"$workdir/bootstrap.env"
-say "Fluss $fluss_version cluster up in ${elapsed}s (workdir $workdir)"
+say "Fluss $fluss_version cluster with $n_tablets tablet server(s) up in ${elapsed}s (workdir $workdir)"
 cat "$workdir/bootstrap.env"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Stop the single-node Fluss cluster that start.sh started in WORKDIR:
-# tablet server, then coordinator, then ZooKeeper. Each gets SIGTERM, then
+# Stop the Fluss cluster that start.sh started in WORKDIR: the tablet servers
+# (together), then the coordinator, then ZooKeeper. Each gets SIGTERM, then
 # SIGKILL if it is still alive after FLUSS_STOP_TIMEOUT seconds (default 30).
 # Only the pids recorded in WORKDIR/pids are signalled.
 #
@@ -9,6 +9,9 @@
 #   --clean  afterwards remove WORKDIR's conf, data, logs and env files too
 #            (by default only the pid files are removed; data and logs stay)
 set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
 
 clean=0
 workdir=""
@@ -29,8 +32,7 @@ if [ ! -d "$workdir" ]; then
   say "no such workdir $workdir; nothing to stop"
   exit 0
 fi
-workdir="$(cd "$workdir" && pwd)"   # absolute, as start.sh recorded it
-pids_dir="$workdir/pids"
+cluster_paths "$workdir"   # absolute, as start.sh recorded it
 
 status=0
 stop_one() { # role
@@ -65,15 +67,29 @@ stop_one() { # role
   rm -f "$pf"
 }
 
-# Reverse order of start: clients of ZooKeeper first.
-stop_one tablet
+# Reverse order of start: clients of ZooKeeper first; the tablet servers in parallel (each
+# takes a few seconds for its controlled shutdown). A frozen (SIGSTOPped) server is thawed first,
+# or it could not even take the SIGKILL's place in the exit path.
+status_dir="$(mktemp -d)"
+for pf in "$pids_dir"/tablet*.pid; do
+  [ -f "$pf" ] || continue
+  role="$(basename "$pf" .pid)"
+  role_alive "$role" && kill -CONT "$(role_pid "$role")" 2>/dev/null
+  ( stop_one "$role"; echo "$status" >"$status_dir/$role" ) &
+done
+wait
+if grep -qx 1 "$status_dir"/* 2>/dev/null; then status=1; fi
+rm -rf "$status_dir"
+for role in coordinator zookeeper; do
+  role_alive "$role" && kill -CONT "$(role_pid "$role")" 2>/dev/null
+done
 stop_one coordinator
 stop_one zookeeper
 
 if [ "$clean" = 1 ] && [ "$status" = 0 ]; then
   say "removing conf, data and logs under $workdir"
   rm -rf "$workdir/conf" "$workdir/data" "$workdir/logs" "$workdir/pids" "$workdir/plugins" \
-         "$workdir/ports.env" "$workdir/bootstrap.env"
+         "$workdir/run" "$workdir/ports.env" "$workdir/bootstrap.env"
   rmdir "$workdir" 2>/dev/null || true
 fi
 exit "$status"

@@ -10,6 +10,6 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/riverlet-golden-verify.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
-(cd "$ROOT" && RIVERLET_GOLDEN_JAVA_OUT="$dir" cargo test -q -p riverlet --test golden_java \
-   write_riverlet_vectors_for_java -- --exact >&2)
+(cd "$ROOT" && RIVERLET_GOLDEN_JAVA_OUT="$dir" cargo test -q -p riverlet --test integration \
+   golden_java::write_riverlet_vectors_for_java -- --exact >&2)
 "$HERE/generate.sh" "$@" --verify "$dir"

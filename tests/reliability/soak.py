@@ -15,10 +15,11 @@ once; primary-key table: exactly the acknowledged value of every key; the subscr
 row exactly once) and the server's memory is back on its plateau: its RSS is sampled every
 0.5 s; the plateau is the median of the second quarter of the run (after warm-up); the median of
 the last quarter and the RSS after 3 s of idle must each stay within
-`plateau * 1.25 + 32 MiB` (the bound). The server runs with MALLOC_ARENA_MAX=2 unless
---malloc-arenas says otherwise: with glibc's default of 8 arenas per core, the short-lived
-threads of the server's blocking pool each fill an arena of their own and glibc keeps the freed
-memory, so RSS creeps up for minutes without anything leaking (RELIABILITY.md, "Soak").
+`plateau * 1.25 + 32 MiB` (the bound). The server runs with the environment of this script
+minus MALLOC_ARENA_MAX: `riverlet` uses mimalloc (its default feature `mimalloc`), which
+returns what the short-lived threads of the server's blocking pool free; glibc's malloc, with
+its default of 8 arenas per core, kept it and the RSS crept up for minutes without anything
+leaking (RELIABILITY.md, "Soak"). A binary built without the feature shows that creep.
 Prints its figures; exits 1 on any finding.
 
     .venv/bin/python tests/reliability/soak.py [--seconds 600] [--rate 250]
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import os
 import random
 import statistics
 import sys
@@ -61,6 +63,10 @@ class Shared:
 
     def __init__(self, writers: int) -> None:
         self.stop = threading.Event()
+        # Set once every writer and reader thread has ended: only then is the acknowledged
+        # count final, so only then may the subscription judge that it has drained (a writer's
+        # last append can be acknowledged after `stop`, with its rows already subscribed).
+        self.load_ended = threading.Event()
         self.lock = threading.Lock()
         self.findings: list[str] = []
         self.acked_rows = [0] * writers  # rows acked per writer: seq 0 .. n-1
@@ -181,7 +187,7 @@ def subscription(bootstrap: str, s: Shared, got: dict, done: threading.Event) ->
                 for p in zip(b.column("w").to_pylist(), b.column("seq").to_pylist()):
                     got[p] = got.get(p, 0) + 1
             s.count("subscription polls")
-            if s.stop.is_set():
+            if s.load_ended.is_set():
                 # drained: everything acknowledged arrived, or nothing more for 30 s
                 if len(got) >= s.acked_total():
                     break
@@ -220,16 +226,15 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--rate", type=float, default=250, help="rows/s per writer, at most")
     ap.add_argument("--server", default=str(ROOT / "target" / "debug" / "riverlet"))
-    ap.add_argument("--malloc-arenas", type=int, default=2,
-                    help="MALLOC_ARENA_MAX of the server (0: glibc's default, 8 per core)")
     a = ap.parse_args()
     s = Shared(WRITERS)
     windows: list = []
     sub_got: dict = {}
     sub_done = threading.Event()
     with tempfile.TemporaryDirectory(prefix="riverlet-soak-") as d:
-        arenas = {"MALLOC_ARENA_MAX": str(a.malloc_arenas)} if a.malloc_arenas > 0 else {}
-        server = Server(a.server, d, arenas)
+        server = Server(a.server, d)
+        # the bound is the allocator's: no arena limit from the caller's environment
+        server.env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
         server.start()
         assert server.proc is not None
         pid = server.proc.pid
@@ -256,6 +261,7 @@ def main() -> int:
                 t.join(timeout=120)
                 if t.is_alive():
                     s.finding(f"{t.name} did not stop within 120 s")
+            s.load_ended.set()
             load_s = time.monotonic() - t_start
             sub_done.wait(120)
             sub.join(timeout=5)
@@ -321,7 +327,7 @@ def main() -> int:
     print(f"  checked: {len(pairs)} log rows, {len(have_pk)} keys, {len(sub_got)} subscribed rows")
     print(f"  server RSS MiB: first {rss[0]:.0f}, plateau {plateau:.0f}, peak {max(rss):.0f}, "
           f"last-quarter median {tail:.0f}, after idle {idle_rss:.0f} (bound {bound:.0f}); "
-          f"{len(rss)} samples, MALLOC_ARENA_MAX {a.malloc_arenas or 'default'}")
+          f"{len(rss)} samples")
     print("  server RSS MiB by tenth of the run: "
           + " ".join(f"{rss[min(len(rss) - 1, i * len(rss) // 10)]:.0f}" for i in range(10)))
     print(f"  findings: {len(s.findings)}")

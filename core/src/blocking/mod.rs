@@ -6,7 +6,8 @@
 //! - [`block_on`] / [`block_on_interruptible`] for bindings' own futures; they refuse to run
 //!   inside an async runtime (clear [`ErrorKind::Unsupported`](crate::ErrorKind) error) instead
 //!   of nesting. Safe from any thread.
-//! - [`Connection`], [`Admin`], [`Table`], [`AppendWriter`], [`UpsertWriter`], [`WriteHandle`].
+//! - [`Connection`], [`Admin`], [`Table`], [`AppendWriter`], [`UpsertWriter`], [`WriteHandle`];
+//!   [`TableWriters`] for bindings whose table handle writes itself (calls kept in order).
 //!   `Connection::table` takes `db.t$lake` and `db.t$lake$snapshots` too (the lake views, read
 //!   like any table; see [`crate::client::TableView`]).
 //! - Reads from one plain request each (see [`scan`]): [`Table::read`]`(&ReadRequest)` ->
@@ -16,6 +17,7 @@
 mod reader;
 mod runtime;
 pub mod scan;
+mod writers;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,7 +25,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use crate::client::{self, ClientConfig, OffsetSpec, PartitionInfo};
+use crate::client::{self, BucketLeader, ClientConfig, OffsetSpec, PartitionInfo};
 use crate::metadata::{PartitionSpec, Schema, TableDescriptor, TableInfo, TablePath};
 use crate::row::Datum;
 use crate::scan::Expr;
@@ -35,6 +37,7 @@ pub use reader::{AsyncBatchSource, BatchReader};
 pub use runtime::{
     block_on, block_on_interruptible, configure_runtime, runtime_handle, shutdown_runtime,
 };
+pub use writers::TableWriters;
 
 /// Flattens `block_on` of a fallible future.
 fn run<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
@@ -119,6 +122,77 @@ impl Admin {
         run(self
             .inner
             .drop_database(name, ignore_if_not_exists, cascade))
+    }
+    /// Every server option and its source (see
+    /// [`crate::client::Admin::describe_cluster_configs`]).
+    pub fn describe_cluster_configs(&self) -> Result<Vec<crate::client::ConfigEntry>> {
+        run(self.inner.describe_cluster_configs())
+    }
+    /// Changes dynamic server options (see [`crate::client::Admin::alter_cluster_configs`]).
+    pub fn alter_cluster_configs(&self, changes: &[crate::client::ConfigChange]) -> Result<()> {
+        run(self.inner.alter_cluster_configs(changes))
+    }
+    /// Changes a database's properties and comment (see
+    /// [`crate::client::Admin::alter_database`]).
+    pub fn alter_database(
+        &self,
+        name: &str,
+        changes: &[crate::client::ConfigChange],
+        comment: Option<&str>,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        run(self
+            .inner
+            .alter_database(name, changes, comment, ignore_if_not_exists))
+    }
+    /// A database's comment and properties (see [`crate::client::Admin::database_info`]).
+    pub fn database_info(&self, name: &str) -> Result<crate::client::DatabaseInfo> {
+        run(self.inner.database_info(name))
+    }
+    /// The cluster's health (see [`crate::client::Admin::cluster_health`]).
+    pub fn cluster_health(&self) -> Result<crate::client::ClusterHealth> {
+        run(self.inner.cluster_health())
+    }
+    /// Adds ACL bindings (see [`crate::client::Admin::create_acls`]).
+    pub fn create_acls(&self, bindings: &[crate::acl::AclBinding]) -> Result<()> {
+        run(self.inner.create_acls(bindings))
+    }
+    /// The ACL bindings matching a filter (see [`crate::client::Admin::list_acls`]).
+    pub fn list_acls(&self, filter: &crate::acl::AclFilter) -> Result<Vec<crate::acl::AclBinding>> {
+        run(self.inner.list_acls(filter))
+    }
+    /// Removes the ACL bindings matching any filter and returns them (see
+    /// [`crate::client::Admin::drop_acls`]).
+    pub fn drop_acls(
+        &self,
+        filters: &[crate::acl::AclFilter],
+    ) -> Result<Vec<crate::acl::AclBinding>> {
+        run(self.inner.drop_acls(filters))
+    }
+    /// Registers a producer's offsets (see
+    /// [`crate::client::Admin::register_producer_offsets`]).
+    pub fn register_producer_offsets(
+        &self,
+        producer_id: &str,
+        offsets: &std::collections::BTreeMap<crate::client::ProducerBucket, i64>,
+        ttl: Option<std::time::Duration>,
+    ) -> Result<crate::client::RegisterResult> {
+        run(self
+            .inner
+            .register_producer_offsets(producer_id, offsets, ttl))
+    }
+    /// A producer's registered offsets, or None (see
+    /// [`crate::client::Admin::get_producer_offsets`]).
+    pub fn get_producer_offsets(
+        &self,
+        producer_id: &str,
+    ) -> Result<Option<crate::client::ProducerOffsets>> {
+        run(self.inner.get_producer_offsets(producer_id))
+    }
+    /// Deletes a producer's registered offsets (see
+    /// [`crate::client::Admin::delete_producer_offsets`]).
+    pub fn delete_producer_offsets(&self, producer_id: &str) -> Result<()> {
+        run(self.inner.delete_producer_offsets(producer_id))
     }
     /// Lists databases.
     pub fn list_databases(&self) -> Result<Vec<String>> {
@@ -251,6 +325,11 @@ impl Table {
         })?;
         Ok(UpsertWriter { inner })
     }
+    /// The leader of every bucket (of every partition) as the cluster names it now, `None`
+    /// where no live leader is known (see [`crate::client::Table::bucket_leaders`]).
+    pub fn bucket_leaders(&self) -> Result<Vec<BucketLeader>> {
+        run(self.inner.bucket_leaders())
+    }
     /// Deletes the rows of this primary-key table that match `filter` and returns how many
     /// (see [`crate::client::Table::delete_where`]).
     pub fn delete_where(&self, filter: &Expr) -> Result<u64> {
@@ -321,6 +400,12 @@ impl AppendWriter {
     pub fn close(&self) -> Result<()> {
         run(self.inner.close())
     }
+    /// Stops the writer at once, discarding the writes not acknowledged yet (they fail with
+    /// [`crate::ErrorKind::Closed`]); for a caller that will write those rows again. See
+    /// [`write::AppendWriter::abort`].
+    pub fn abort(&self) -> Result<()> {
+        block_on(self.inner.abort())
+    }
 }
 
 /// A blocking upsert writer.
@@ -361,5 +446,11 @@ impl UpsertWriter {
     /// Flushes and stops the writer.
     pub fn close(&self) -> Result<()> {
         run(self.inner.close())
+    }
+    /// Stops the writer at once, discarding the writes not acknowledged yet (they fail with
+    /// [`crate::ErrorKind::Closed`]); for a caller that will write those rows again. See
+    /// [`write::UpsertWriter::abort`].
+    pub fn abort(&self) -> Result<()> {
+        block_on(self.inner.abort())
     }
 }

@@ -27,6 +27,7 @@ pub struct BatchReader {
     source: Box<dyn AsyncBatchSource>,
     done: bool,
     warnings: Vec<Warning>,
+    expected_rows: Option<u64>,
 }
 
 impl std::fmt::Debug for BatchReader {
@@ -62,6 +63,7 @@ impl BatchReader {
             source: Box::new(source),
             done: false,
             warnings: Vec::new(),
+            expected_rows: None,
         }
     }
 
@@ -75,6 +77,18 @@ impl BatchReader {
     /// time-range window starting before `now - table.log.ttl`). Bindings surface these.
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+
+    /// Sets the rows the reader returns in all (see [`BatchReader::expected_rows`]).
+    pub fn with_expected_rows(mut self, rows: Option<u64>) -> Self {
+        self.expected_rows = rows;
+        self
+    }
+
+    /// How many rows the reader returns in all, when known before reading (the read's
+    /// [`crate::scan::BatchStream::expected_rows`]): a progress total. `None` when unknown.
+    pub fn expected_rows(&self) -> Option<u64> {
+        self.expected_rows
     }
 
     /// A reader over batches already in memory.

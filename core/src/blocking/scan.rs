@@ -34,10 +34,13 @@ impl AsyncBatchSource for StreamSource {
     }
 }
 
-/// A blocking reader over an async batch stream (its warnings included).
+/// A blocking reader over an async batch stream (its warnings and expected rows included).
 pub fn reader_of(stream: BatchStream) -> BatchReader {
     let warnings = stream.warnings().to_vec();
-    BatchReader::new(StreamSource(stream)).with_warnings(warnings)
+    let expected = stream.expected_rows();
+    BatchReader::new(StreamSource(stream))
+        .with_warnings(warnings)
+        .with_expected_rows(expected)
 }
 
 impl Table {

@@ -16,6 +16,11 @@ use crate::proto::{
 };
 use crate::{Error, ErrorKind, Result};
 
+mod cluster;
+pub use cluster::{
+    ClusterHealth, ConfigChange, ConfigEntry, DatabaseInfo, KvSnapshotEntry, RemoteLogManifest,
+};
+
 /// One partition of a partitioned table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionInfo {
@@ -367,6 +372,74 @@ impl Admin {
         })
     }
 
+    /// Adds ACL bindings (Fluss's `Admin.createAcls`; the server needs `authorizer.enabled`).
+    /// The caller needs `ALTER` on each binding's resource (a table's: its database). A binding
+    /// the server refuses fails the call with the server's error, naming the binding; the
+    /// others may have been added.
+    pub async fn create_acls(&self, bindings: &[crate::acl::AclBinding]) -> Result<()> {
+        for b in bindings {
+            b.validate()?;
+        }
+        let req = crate::proto::CreateAclsRequest {
+            acl: bindings.iter().map(|b| b.to_proto()).collect(),
+        };
+        let resp = self.conn.request_coordinator(&req, false).await?;
+        for r in resp.acl_res {
+            if let Some(code) = r.error_code.filter(|c| *c != codes::NONE) {
+                let b = crate::acl::AclBinding::from_proto(&r.acl)?;
+                return Err(Error::from_fluss(code, r.error_message.unwrap_or_default())
+                    .context(format!("creating ACL {b}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The ACL bindings matching `filter`, on the resources the caller may `DESCRIBE`
+    /// (Fluss's `Admin.listAcls`).
+    pub async fn list_acls(
+        &self,
+        filter: &crate::acl::AclFilter,
+    ) -> Result<Vec<crate::acl::AclBinding>> {
+        let req = crate::proto::ListAclsRequest {
+            acl_filter: filter.to_proto(),
+        };
+        let resp = self.conn.request_coordinator(&req, true).await?;
+        resp.acl
+            .iter()
+            .map(crate::acl::AclBinding::from_proto)
+            .collect()
+    }
+
+    /// Removes every ACL binding matching any of `filters` and returns the removed bindings
+    /// (Fluss's `Admin.dropAcls`). The caller needs `ALTER` on each matched resource (a
+    /// table's: its database).
+    pub async fn drop_acls(
+        &self,
+        filters: &[crate::acl::AclFilter],
+    ) -> Result<Vec<crate::acl::AclBinding>> {
+        let req = crate::proto::DropAclsRequest {
+            acl_filter: filters.iter().map(|f| f.to_proto()).collect(),
+        };
+        let resp = self.conn.request_coordinator(&req, false).await?;
+        let mut removed = Vec::new();
+        for r in resp.filter_results {
+            if let Some(code) = r.error_code.filter(|c| *c != codes::NONE) {
+                return Err(Error::from_fluss(code, r.error_message.unwrap_or_default()));
+            }
+            for m in r.matching_acls {
+                let b = crate::acl::AclBinding::from_proto(&m.acl)?;
+                if let Some(code) = m.error_code.filter(|c| *c != codes::NONE) {
+                    return Err(Error::from_fluss(code, m.error_message.unwrap_or_default())
+                        .context(format!("dropping ACL {b}")));
+                }
+                if !removed.contains(&b) {
+                    removed.push(b);
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// Offsets of the given buckets (all buckets when `buckets` is empty) of a table or of one of
     /// its partitions (by partition name), keyed by bucket id.
     pub async fn list_offsets(
@@ -515,5 +588,171 @@ fn name_database(e: Error, name: &str) -> Error {
         e
     } else {
         e.context(format!("database '{name}'"))
+    }
+}
+
+/// A bucket of a producer's registered offsets (Fluss's `TableBucket`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProducerBucket {
+    /// Table id.
+    pub table_id: i64,
+    /// Partition id (partitioned tables).
+    pub partition_id: Option<i64>,
+    /// Bucket id.
+    pub bucket: i32,
+}
+
+/// What `register_producer_offsets` did (Fluss's `RegisterResult`, wire codes 0 and 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterResult {
+    /// The offsets were registered.
+    Created,
+    /// An unexpired registration of the producer exists; it was kept unchanged.
+    AlreadyExists,
+}
+
+/// A producer's registered offsets (Fluss's `ProducerOffsetsResult`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProducerOffsets {
+    /// The producer id (Fluss's Flink sink uses the job id).
+    pub producer_id: String,
+    /// When the registration expires, in milliseconds since the epoch.
+    pub expiration_time_ms: i64,
+    /// Offset of each bucket (the log end offset the producer's recovery starts from).
+    pub offsets: BTreeMap<ProducerBucket, i64>,
+}
+
+/// Fluss's reason why `id` cannot be a producer id (the table name rule: ASCII
+/// alphanumerics, `_` and `-`, at most 200 characters), or None when it is valid.
+pub fn invalid_producer_id(id: &str) -> Option<String> {
+    crate::metadata::table::detect_invalid_name(id)
+        .map(|why| format!("Invalid producer ID '{id}': {why}"))
+}
+
+/// `offsets` grouped by table, as RegisterProducerOffsets and GetProducerOffsets carry them.
+pub fn producer_offsets_to_proto(
+    offsets: &BTreeMap<ProducerBucket, i64>,
+) -> Vec<crate::proto::PbProducerTableOffsets> {
+    let mut out: Vec<crate::proto::PbProducerTableOffsets> = Vec::new();
+    for (b, &offset) in offsets {
+        let entry = crate::proto::PbBucketOffset {
+            partition_id: b.partition_id,
+            bucket_id: b.bucket,
+            log_end_offset: Some(offset),
+        };
+        match out.last_mut() {
+            Some(t) if t.table_id == b.table_id => t.bucket_offsets.push(entry),
+            _ => out.push(crate::proto::PbProducerTableOffsets {
+                table_id: b.table_id,
+                bucket_offsets: vec![entry],
+            }),
+        }
+    }
+    out
+}
+
+/// The offsets of `tables`; a bucket without `log_end_offset` is an error naming it.
+pub fn producer_offsets_from_proto(
+    tables: &[crate::proto::PbProducerTableOffsets],
+) -> Result<BTreeMap<ProducerBucket, i64>> {
+    let mut out = BTreeMap::new();
+    for t in tables {
+        for b in &t.bucket_offsets {
+            let bucket = ProducerBucket {
+                table_id: t.table_id,
+                partition_id: b.partition_id,
+                bucket: b.bucket_id,
+            };
+            let offset = b.log_end_offset.ok_or_else(|| {
+                Error::invalid(format!(
+                    "producer offset of {bucket:?} has no log_end_offset"
+                ))
+            })?;
+            out.insert(bucket, offset);
+        }
+    }
+    Ok(out)
+}
+
+/// Producer offsets (Fluss's `Admin.registerProducerOffsets` / `getProducerOffsets` /
+/// `deleteProducerOffsets`): where a producer's undo recovery starts, kept by the coordinator
+/// until deleted or expired.
+impl Admin {
+    /// Registers `offsets` for `producer_id` unless an unexpired registration exists
+    /// ([`RegisterResult::AlreadyExists`], the existing one kept). `ttl`: how long it is
+    /// kept (None: the server's `coordinator.producer-offsets.ttl`, 24 h by default).
+    pub async fn register_producer_offsets(
+        &self,
+        producer_id: &str,
+        offsets: &BTreeMap<ProducerBucket, i64>,
+        ttl: Option<std::time::Duration>,
+    ) -> Result<RegisterResult> {
+        let ttl_ms =
+            match ttl {
+                Some(t) => Some(i64::try_from(t.as_millis()).map_err(|_| {
+                    Error::invalid(format!("producer offsets TTL {t:?} is too long"))
+                })?),
+                None => None,
+            };
+        let req = crate::proto::RegisterProducerOffsetsRequest {
+            producer_id: producer_id.to_string(),
+            table_offsets: producer_offsets_to_proto(offsets),
+            ttl_ms,
+        };
+        let resp = self
+            .conn
+            .request_coordinator(&req, false)
+            .await
+            .map_err(|e| name_producer(e, producer_id))?;
+        match resp.result {
+            Some(0) => Ok(RegisterResult::Created),
+            Some(1) => Ok(RegisterResult::AlreadyExists),
+            other => Err(Error::corrupt(format!(
+                "RegisterProducerOffsets of producer '{producer_id}' answered result {other:?} \
+                 (expected 0 CREATED or 1 ALREADY_EXISTS)"
+            ))),
+        }
+    }
+
+    /// The offsets registered for `producer_id`, or None when it has none. With ACLs, the
+    /// tables the caller may not READ are left out.
+    pub async fn get_producer_offsets(&self, producer_id: &str) -> Result<Option<ProducerOffsets>> {
+        let req = crate::proto::GetProducerOffsetsRequest {
+            producer_id: producer_id.to_string(),
+        };
+        let resp = self
+            .conn
+            .request_coordinator(&req, true)
+            .await
+            .map_err(|e| name_producer(e, producer_id))?;
+        let Some(id) = resp.producer_id else {
+            return Ok(None);
+        };
+        Ok(Some(ProducerOffsets {
+            producer_id: id,
+            expiration_time_ms: resp.expiration_time.unwrap_or(0),
+            offsets: producer_offsets_from_proto(&resp.table_offsets)
+                .map_err(|e| name_producer(e, producer_id))?,
+        }))
+    }
+
+    /// Deletes the offsets registered for `producer_id` (none registered: nothing to do).
+    pub async fn delete_producer_offsets(&self, producer_id: &str) -> Result<()> {
+        let req = crate::proto::DeleteProducerOffsetsRequest {
+            producer_id: producer_id.to_string(),
+        };
+        self.conn
+            .request_coordinator(&req, true)
+            .await
+            .map_err(|e| name_producer(e, producer_id))?;
+        Ok(())
+    }
+}
+
+fn name_producer(e: Error, producer_id: &str) -> Error {
+    if e.message().contains(producer_id) || e.kind() == ErrorKind::Closed {
+        e
+    } else {
+        e.context(format!("producer '{producer_id}'"))
     }
 }

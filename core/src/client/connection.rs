@@ -2,8 +2,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::time::Duration;
 
 use super::compat;
 use super::config::ClientConfig;
@@ -27,6 +30,14 @@ pub struct ServerNode {
     pub address: String,
 }
 
+/// How long a read sent to one server may go unanswered before the next server is asked too
+/// ([`Connection::request_any`]). Metadata answers take milliseconds; a second copy after a
+/// second costs one small request.
+const HEDGE_AFTER: Duration = Duration::from_secs(1);
+
+/// [`Connection::leader_moved_from`] asks a table's leaders at most this often.
+const LEADER_RECHECK: Duration = Duration::from_secs(1);
+
 /// Where a bucket lives: `(table id, partition id, bucket id)`.
 type BucketKey = (i64, Option<i64>, i32);
 
@@ -42,6 +53,9 @@ struct ClusterState {
     partition_ids: HashMap<i64, HashMap<String, i64>>,
     /// partition id -> (table id, partition name)
     partition_names: HashMap<i64, (i64, String)>,
+    /// When the leaders of a table (or of one partition) were last asked by
+    /// [`Connection::leader_moved_from`].
+    leader_checks: HashMap<(i64, Option<i64>), std::time::Instant>,
 }
 
 struct Inner {
@@ -95,6 +109,28 @@ pub(crate) fn is_stale_metadata(e: &Error) -> bool {
             | Some(codes::LEADER_NOT_AVAILABLE_EXCEPTION)
             | Some(codes::FENCED_LEADER_EPOCH_EXCEPTION)
     ) || (e.fluss_code().is_none() && matches!(e.kind(), ErrorKind::Network))
+}
+
+/// Errors a reader recovers from by asking the cluster who leads the bucket now and trying
+/// again: Fluss's InvalidMetadataException family (a leader change, a bucket or leader not
+/// known yet, a broken connection), timeouts, and the storage errors a replica answers while it
+/// goes offline. Fluss's log scanner and lookup sender retry these without telling the caller.
+pub(crate) fn recoverable_by_refresh(e: &Error) -> bool {
+    if is_stale_metadata(e) {
+        return true;
+    }
+    match e.fluss_code() {
+        Some(code) => matches!(
+            code,
+            codes::NETWORK_EXCEPTION
+                | codes::LEADER_NOT_AVAILABLE_EXCEPTION
+                | codes::REQUEST_TIME_OUT
+                | codes::STORAGE_EXCEPTION
+                | codes::LOG_STORAGE_EXCEPTION
+                | codes::KV_STORAGE_EXCEPTION
+        ),
+        None => matches!(e.kind(), ErrorKind::Network | ErrorKind::Timeout),
+    }
 }
 
 impl Connection {
@@ -180,7 +216,13 @@ impl Connection {
         loop {
             match op().await {
                 Ok(v) => return Ok(v),
-                Err(e) if e.is_retriable() && attempt < self.inner.config.retries => {
+                // SCHEMA_NOT_EXIST is retriable for writes (a tablet server learns of a new
+                // schema after the coordinator), but the coordinator's answer is final.
+                Err(e)
+                    if e.is_retriable()
+                        && e.fluss_code() != Some(codes::SCHEMA_NOT_EXIST)
+                        && attempt < self.inner.config.retries =>
+                {
                     if self.is_closed() {
                         return Err(e);
                     }
@@ -288,6 +330,13 @@ impl Connection {
     }
 
     /// Sends `req` to any server that answers: known servers first, then the bootstrap list.
+    ///
+    /// The request is hedged: when a server has not answered within [`HEDGE_AFTER`], the next
+    /// candidate is asked too, and the first answer wins. A server that is alive but does not
+    /// answer (frozen, swapping, partitioned after the handshake) keeps its TCP connection open,
+    /// so without this every metadata refresh would wait the whole request timeout on it, and
+    /// a client could not even learn that the server's buckets have new leaders. Only reads go
+    /// through here (metadata, table info, partitions, tokens), so a second copy is harmless.
     async fn request_any<R: RpcRequest>(&self, req: &R) -> Result<R::Response> {
         let mut candidates: Vec<String> = Vec::new();
         {
@@ -311,17 +360,61 @@ impl Connection {
         let mut seen = HashSet::new();
         candidates.retain(|a| seen.insert(a.clone()));
 
+        type Attempt<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+        let ask = |address: String| -> Attempt<'_, R::Response> {
+            Box::pin(async move {
+                let c = self.server(&address).await?;
+                c.request(req).await
+            })
+        };
+        let mut candidates = candidates.into_iter();
+        let mut running: Vec<Attempt<'_, R::Response>> = Vec::new();
+        let hedge = tokio::time::sleep(HEDGE_AFTER);
+        tokio::pin!(hedge);
         let mut last: Option<Error> = None;
-        for address in candidates {
-            match self.server(&address).await {
-                Ok(c) => match c.request(req).await {
-                    Ok(resp) => return Ok(resp),
-                    Err(e) if e.fluss_code().is_some() && !e.is_retriable() => return Err(e),
-                    Err(e) => last = Some(e),
-                },
-                Err(e) if e.kind() == ErrorKind::Authentication => return Err(e),
-                Err(e) if e.kind() == ErrorKind::Closed => return Err(e),
-                Err(e) => last = Some(e),
+        loop {
+            if running.is_empty() {
+                // Nothing in flight (the start, or every attempt failed): ask the next one now.
+                match candidates.next() {
+                    Some(address) => running.push(ask(address)),
+                    None => break,
+                }
+                hedge
+                    .as_mut()
+                    .reset(tokio::time::Instant::now() + HEDGE_AFTER);
+            }
+            let can_hedge = candidates.len() > 0;
+            let outcome = std::future::poll_fn(|cx| {
+                for (i, attempt) in running.iter_mut().enumerate() {
+                    if let Poll::Ready(r) = attempt.as_mut().poll(cx) {
+                        return Poll::Ready(Some((i, r)));
+                    }
+                }
+                if can_hedge && hedge.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                Poll::Pending
+            })
+            .await;
+            match outcome {
+                None => {
+                    if let Some(address) = candidates.next() {
+                        running.push(ask(address));
+                    }
+                    hedge
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + HEDGE_AFTER);
+                }
+                Some((i, r)) => {
+                    drop(running.swap_remove(i));
+                    match r {
+                        Ok(resp) => return Ok(resp),
+                        Err(e) if e.fluss_code().is_some() && !e.is_retriable() => return Err(e),
+                        Err(e) if e.kind() == ErrorKind::Authentication => return Err(e),
+                        Err(e) if e.kind() == ErrorKind::Closed => return Err(e),
+                        Err(e) => last = Some(e),
+                    }
+                }
             }
         }
         Err(last.unwrap_or_else(|| Error::network("no server to ask")))
@@ -579,17 +672,141 @@ impl Connection {
             req.table_path.clear();
             req.partitions_id = vec![pid];
         }
-        let resp = self
+        let resp = match self
             .with_retries(|| async { self.request_any(&req).await.map_err(compat::typed_cause) })
             .await
-            .map_err(|e| name_table(e, &path))?;
+        {
+            Ok(resp) => resp,
+            Err(e) => {
+                // A partition that is gone may be one of a table that was dropped and created
+                // again: the path tells.
+                if partition_id.is_some() && e.fluss_code() == Some(codes::PARTITION_NOT_EXISTS) {
+                    let by_path = MetadataRequest {
+                        table_path: vec![crate::proto::PbTablePath::from(&path)],
+                        ..Default::default()
+                    };
+                    if let Ok(now) = self.request_any(&by_path).await {
+                        if let Some(now) = other_table_id(&now, &path, table_id) {
+                            return Err(recreated(&path, table_id, now));
+                        }
+                    }
+                }
+                return Err(name_table(e, &path));
+            }
+        };
         let asked = if partition_id.is_none() {
             HashSet::from([table_id])
         } else {
             HashSet::new()
         };
         self.apply_metadata(&resp, &asked);
-        Ok(())
+        // The path (or the partition id) now names another table: the one of `table_id` was
+        // dropped and the name created again. Its buckets have no leader any more, and asking
+        // again will not give them one; writes and reads of the old table end here rather than
+        // going on (or, as Fluss's Java client did before #2747, into the new table).
+        let other_table = other_table_id(&resp, &path, table_id);
+        let other_partition = resp.partition_metadata.iter().find_map(|pm| {
+            (Some(pm.partition_id) == partition_id && pm.table_id > table_id).then_some(pm.table_id)
+        });
+        match (partition_id, other_table, other_partition) {
+            (None, Some(now), _) | (Some(_), _, Some(now)) => Err(recreated(&path, table_id, now)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `address` no longer leads a bucket, where a request for it has waited unanswered
+    /// for a while (a leader that is alive but does not answer keeps its connection open, so
+    /// only the metadata can tell that it lost the bucket): the metadata names another leader,
+    /// or `address` is no longer a live server of the cluster. The table's leaders are asked
+    /// again, at most once per [`LEADER_RECHECK`] per table or partition. `false` when the
+    /// metadata cannot be had: then the request keeps waiting for its own answer or timeout.
+    pub(crate) async fn leader_moved_from(
+        &self,
+        table_id: i64,
+        partition_id: Option<i64>,
+        bucket: i32,
+        address: &str,
+    ) -> bool {
+        if self.leader_check_due(table_id, partition_id) {
+            self.refresh_leaders_for_check(table_id, partition_id).await;
+        }
+        self.cached_leader_moved_from(table_id, partition_id, bucket, address)
+    }
+
+    /// [`Connection::leader_moved_from`] without waiting: the table's leaders are asked again
+    /// in a task of their own (when due), and the answer comes from what the metadata says
+    /// now, so a caller with a deadline (a subscription's poll) is never held up by the
+    /// refresh; a later call sees its result.
+    pub(crate) fn leader_moved_from_now(
+        &self,
+        table_id: i64,
+        partition_id: Option<i64>,
+        bucket: i32,
+        address: &str,
+    ) -> bool {
+        if self.leader_check_due(table_id, partition_id) {
+            let conn = self.clone();
+            tokio::spawn(
+                async move { conn.refresh_leaders_for_check(table_id, partition_id).await },
+            );
+        }
+        self.cached_leader_moved_from(table_id, partition_id, bucket, address)
+    }
+
+    /// A leader check's refresh: a failure only means the check answers from what is cached.
+    async fn refresh_leaders_for_check(&self, table_id: i64, partition_id: Option<i64>) {
+        if let Err(e) = self.refresh_leaders(table_id, partition_id).await {
+            tracing::debug!(error = %e, table_id, "leader check could not refresh metadata");
+        }
+    }
+
+    /// Whether the leaders of a table (or partition) may be asked again now, at most once per
+    /// [`LEADER_RECHECK`]; marks them asked when so.
+    fn leader_check_due(&self, table_id: i64, partition_id: Option<i64>) -> bool {
+        let mut st = lock(&self.inner.state);
+        let now = std::time::Instant::now();
+        let last = st.leader_checks.get(&(table_id, partition_id)).copied();
+        let due = last.is_none_or(|t| now.duration_since(t) >= LEADER_RECHECK);
+        if due {
+            st.leader_checks.insert((table_id, partition_id), now);
+        }
+        due
+    }
+
+    /// The comparison of [`Connection::leader_moved_from`] on the cached metadata.
+    fn cached_leader_moved_from(
+        &self,
+        table_id: i64,
+        partition_id: Option<i64>,
+        bucket: i32,
+        address: &str,
+    ) -> bool {
+        let st = lock(&self.inner.state);
+        // `address` no longer leads the bucket when the metadata names another leader, and also
+        // when it is no longer a live server of the cluster: Fluss drops a server whose
+        // ZooKeeper session expired from the server list at once, while the bucket's new
+        // leader can reach the metadata later (Fluss 0.9.1 published it only once the frozen
+        // server answered again). A send to it cannot be answered either way.
+        let still_live = st.tablet_servers.values().any(|n| n.address == address);
+        let leader = st
+            .leaders
+            .get(&(table_id, partition_id, bucket))
+            .and_then(|id| st.tablet_servers.get(id));
+        !still_live || leader.is_some_and(|node| node.address != address)
+    }
+
+    /// The address of a bucket's leader as the cached metadata has it (no request is sent).
+    pub(crate) fn cached_leader_address(
+        &self,
+        table_id: i64,
+        partition_id: Option<i64>,
+        bucket: i32,
+    ) -> Option<String> {
+        let st = lock(&self.inner.state);
+        st.leaders
+            .get(&(table_id, partition_id, bucket))
+            .and_then(|id| st.tablet_servers.get(id))
+            .map(|node| node.address.clone())
     }
 
     /// The node id leading a bucket, refreshing the metadata once when it is not cached.
@@ -664,6 +881,48 @@ impl Connection {
         .await
     }
 
+    /// Sends a read to a bucket's leader and judges the answer with `check` (which turns a
+    /// bucket-level error into an `Err`), trying again while the error is one a reader recovers
+    /// from ([`recoverable_by_refresh`]): the table's leaders are forgotten, a backoff waited,
+    /// and the bucket's leader asked again. Fluss's Java client retries lookups this way with
+    /// no bound; here the bound is `limit` from the first attempt, after which the last error is
+    /// returned.
+    pub(crate) async fn read_from_leader<R: RpcRequest, T>(
+        &self,
+        table_id: i64,
+        partition_id: Option<i64>,
+        bucket: i32,
+        req: &R,
+        limit: Duration,
+        check: impl Fn(R::Response) -> Result<T>,
+    ) -> Result<T> {
+        let started = std::time::Instant::now();
+        let mut attempt = 0u32;
+        loop {
+            let result = async {
+                let c = self.leader(table_id, partition_id, bucket).await?;
+                check(c.request(req).await?)
+            }
+            .await;
+            match result {
+                Ok(v) => return Ok(v),
+                Err(e)
+                    if recoverable_by_refresh(&e)
+                        && started.elapsed() < limit
+                        && !self.is_closed() =>
+                {
+                    if attempt == 0 {
+                        tracing::warn!(table_id, bucket, error = %e, "read failed; retrying after a metadata refresh");
+                    }
+                    self.invalidate_table(table_id);
+                    tokio::time::sleep(self.inner.backoff.delay(attempt)).await;
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Sends a request to the coordinator, retrying on retriable errors when `idempotent`.
     pub(crate) async fn request_coordinator<R: RpcRequest>(
         &self,
@@ -712,6 +971,31 @@ impl Connection {
     pub(crate) async fn request_any_retrying<R: RpcRequest>(&self, req: &R) -> Result<R::Response> {
         self.with_retries(|| self.request_any(req)).await
     }
+}
+
+/// The id of the table `path` names in `resp` when that is a table created after `table_id`.
+/// Table ids only grow (a ZooKeeper sequence in Fluss, a counter in the embedded server): a
+/// smaller id is the older table still in the metadata cache of a tablet server that has not
+/// caught up, not a sign that `table_id` is gone.
+fn other_table_id(resp: &MetadataResponse, path: &TablePath, table_id: i64) -> Option<i64> {
+    resp.table_metadata.iter().find_map(|tm| {
+        (tm.table_id > table_id
+            && tm.table_path.database_name == path.database
+            && tm.table_path.table_name == path.table)
+            .then_some(tm.table_id)
+    })
+}
+
+/// The error of a request for table `old_id` of `path` after the path was dropped and created
+/// again as table `new_id`.
+fn recreated(path: &TablePath, old_id: i64, new_id: i64) -> Error {
+    Error::from_fluss(
+        codes::TABLE_NOT_EXIST,
+        format!(
+            "table '{path}' (id {old_id}) no longer exists: it was dropped and created again \
+             (now id {new_id}); open the table again to use the new one"
+        ),
+    )
 }
 
 /// Adds the table's name to an error that does not mention it yet.

@@ -33,23 +33,30 @@
 //! - [`Table`] `{ pub conn, pub info, pub view }`: `info()`, `path()`, `connection()`,
 //!   `has_primary_key()`, `with_view(TableView)`, `view_name()`,
 //!   `new_append_writer() -> Result<AppendWriter>`,
-//!   `new_upsert_writer(Option<&[&str]>) -> Result<UpsertWriter>`. Readers (`scan()`,
-//!   `subscribe(..)`, `count()`, `new_lookuper()`) are `impl Table` blocks in `core::scan`.
+//!   `new_upsert_writer(Option<&[&str]>) -> Result<UpsertWriter>`,
+//!   `async bucket_leaders() -> Result<Vec<BucketLeader>>` (each bucket's leader now, in
+//!   `leaders.rs`). Readers (`scan()`, `subscribe(..)`, `count()`, `new_lookuper()`) are
+//!   `impl Table` blocks in `core::scan`.
 
 mod admin;
 pub(crate) mod compat;
 mod config;
 mod connection;
+mod leaders;
 pub mod retry;
 mod table;
 mod writer_config;
 
 pub use admin::{
-    Admin, BucketKvSnapshot, BucketLakeOffset, LakeSnapshot, OffsetSpec, PartitionInfo,
+    invalid_producer_id, producer_offsets_from_proto, producer_offsets_to_proto, Admin,
+    BucketKvSnapshot, BucketLakeOffset, ClusterHealth, ConfigChange, ConfigEntry, DatabaseInfo,
+    KvSnapshotEntry, LakeSnapshot, OffsetSpec, PartitionInfo, ProducerBucket, ProducerOffsets,
+    RegisterResult, RemoteLogManifest,
 };
 pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
+pub use leaders::BucketLeader;
 pub use table::{Table, TableView, LAKE_SYSTEM_COLUMNS};
 pub use writer_config::{NoKeyAssigner, WriterConfig};
 
-pub(crate) use connection::{is_stale_metadata, name_table};
+pub(crate) use connection::{is_stale_metadata, name_table, recoverable_by_refresh};

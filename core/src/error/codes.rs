@@ -39,9 +39,9 @@ codes! {
     6 DATABASE_ALREADY_EXIST false AlreadyExists,
     7 TABLE_NOT_EXIST false NotFound,
     8 TABLE_ALREADY_EXIST false AlreadyExists,
-    9 SCHEMA_NOT_EXIST false NotFound,
-    10 LOG_STORAGE_EXCEPTION false Server,
-    11 KV_STORAGE_EXCEPTION false Server,
+    9 SCHEMA_NOT_EXIST true NotFound,
+    10 LOG_STORAGE_EXCEPTION true Server,
+    11 KV_STORAGE_EXCEPTION true Server,
     12 NOT_LEADER_OR_FOLLOWER true Network,
     13 RECORD_TOO_LARGE_EXCEPTION false InvalidArgument,
     14 CORRUPT_RECORD_EXCEPTION true Corrupt,
@@ -56,7 +56,7 @@ codes! {
     23 INVALID_COORDINATOR_EXCEPTION false Server,
     24 FENCED_LEADER_EPOCH_EXCEPTION false Server,
     25 REQUEST_TIME_OUT true Timeout,
-    26 STORAGE_EXCEPTION false Server,
+    26 STORAGE_EXCEPTION true Server,
     27 OPERATION_NOT_ATTEMPTED_EXCEPTION false Server,
     28 NOT_ENOUGH_REPLICAS_AFTER_APPEND_EXCEPTION true Server,
     29 NOT_ENOUGH_REPLICAS_EXCEPTION true Server,
@@ -140,5 +140,20 @@ mod tests {
         assert!(is_retriable(12));
         assert!(!is_retriable(7));
         assert_eq!(name_of(999), "UNKNOWN_CODE");
+    }
+
+    #[test]
+    fn schema_and_storage_errors_are_retriable_as_in_fluss() {
+        // SchemaNotExistException and StorageException (with its Log/Kv subclasses) extend
+        // Fluss's RetriableException: a tablet server learns of an added column a moment
+        // after the coordinator, and rejects writes of the new schema id until then.
+        for code in [
+            SCHEMA_NOT_EXIST,
+            LOG_STORAGE_EXCEPTION,
+            KV_STORAGE_EXCEPTION,
+            STORAGE_EXCEPTION,
+        ] {
+            assert!(is_retriable(code), "{}", name_of(code));
+        }
     }
 }

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::str::FromStr;
 
@@ -223,6 +224,68 @@ pub fn arrow_message_size(bytes: &[u8]) -> Result<usize> {
     Ok(end)
 }
 
+/// Where the two parts Arrow Flight carries separately lie in one encapsulated IPC
+/// RecordBatch message, and whether its body is compressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageParts {
+    /// The flatbuffer `Message` (a `FlightData`'s header).
+    pub header: Range<usize>,
+    /// The body.
+    pub body: Range<usize>,
+    /// Whether the body's buffers are compressed (LZ4_FRAME or ZSTD).
+    pub compressed: bool,
+}
+
+/// The [`MessageParts`] of the encapsulated RecordBatch message at the start of `bytes`,
+/// checked as a decode checks it (flatbuffer, RecordBatch header, every buffer within the
+/// body), so what is forwarded undecoded is well-formed.
+pub fn split_message(bytes: &[u8]) -> Result<MessageParts> {
+    let m = checked_record_batch(bytes)?;
+    Ok(MessageParts {
+        header: 8..m.body.start,
+        compressed: m.batch.compression().is_some(),
+        body: m.body,
+    })
+}
+
+/// A RecordBatch message whose buffers were checked against its body.
+struct CheckedRecordBatch<'a> {
+    message: arrow_ipc::Message<'a>,
+    batch: arrow_ipc::RecordBatch<'a>,
+    body: Range<usize>,
+}
+
+fn checked_record_batch(bytes: &[u8]) -> Result<CheckedRecordBatch<'_>> {
+    let (meta_end, message) = parse_message(bytes)?;
+    let batch = message.header_as_record_batch().ok_or_else(|| {
+        Error::corrupt(format!(
+            "arrow ipc: expected a RecordBatch message, got {:?}",
+            message.header_type()
+        ))
+    })?;
+    let body_len = usize::try_from(message.bodyLength())
+        .map_err(|_| Error::corrupt("arrow ipc: negative body length"))?;
+    let body_end = meta_end
+        .checked_add(body_len)
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| Error::corrupt("arrow ipc: body runs past the end of the payload"))?;
+    check_batch_against_body(&batch, &bytes[meta_end..body_end])?;
+    Ok(CheckedRecordBatch {
+        message,
+        batch,
+        body: meta_end..body_end,
+    })
+}
+
+/// The flatbuffer `Message` announcing `schema`: what an Arrow IPC stream (or an Arrow Flight
+/// stream, as the first `FlightData`'s header) sends before its record batches.
+pub fn encode_schema_message(schema: &arrow_schema::Schema) -> Vec<u8> {
+    let mut tracker = DictionaryTracker::new(false);
+    IpcDataGenerator::default()
+        .schema_to_bytes_with_dictionary_tracker(schema, &mut tracker, &IpcWriteOptions::default())
+        .ipc_message
+}
+
 /// Splits the continuation marker and metadata off: (offset of body, verified Message).
 fn parse_message(bytes: &[u8]) -> Result<(usize, arrow_ipc::Message<'_>)> {
     let marker = le::u32_at(bytes, 0)
@@ -256,20 +319,12 @@ fn decode_inner(
     projection: Option<&[usize]>,
     memory: BatchMemory<'_>,
 ) -> Result<RecordBatch> {
-    let (meta_end, message) = parse_message(bytes)?;
-    let batch = message.header_as_record_batch().ok_or_else(|| {
-        Error::corrupt(format!(
-            "arrow ipc: expected a RecordBatch message, got {:?}",
-            message.header_type()
-        ))
-    })?;
-    let body_len = usize::try_from(message.bodyLength())
-        .map_err(|_| Error::corrupt("arrow ipc: negative body length"))?;
-    let body = meta_end
-        .checked_add(body_len)
-        .and_then(|end| bytes.get(meta_end..end))
-        .ok_or_else(|| Error::corrupt("arrow ipc: body runs past the end of the payload"))?;
-    check_batch_against_body(&batch, body)?;
+    let CheckedRecordBatch {
+        message,
+        batch,
+        body,
+    } = checked_record_batch(bytes)?;
+    let body = &bytes[body];
     let version = message.version();
 
     // A whole ZSTD message (the default of Fluss tables) is decompressed into one region;

@@ -1,11 +1,19 @@
-//! Bucket assignment of key bytes (bucketing/FlussBucketingFunction.java).
+//! Bucket assignment of key bytes (bucketing/*BucketingFunction.java).
 //!
-//! `bucket = murmurHash(hashUnsafeBytes(key, seed 42)) % numBuckets` where `hashUnsafeBytes`
-//! (utils/MurmurHashUtils.java) runs the Murmur3 x86_32 body over the 4-byte little-endian words
-//! and then mixes each tail byte, sign-extended, through the same body step (not the standard
-//! Murmur3 tail), finishing with `fmix(h ^ len)`; `murmurHash(int)` (utils/MathUtils.java) runs
-//! one body step with seed 0, xors 4, applies fmix and takes the absolute value
-//! (`i32::MIN` -> 0).
+//! Fluss's own: `bucket = murmurHash(hashUnsafeBytes(key, seed 42)) % numBuckets` where
+//! `hashUnsafeBytes` (utils/MurmurHashUtils.java) runs the Murmur3 x86_32 body over the 4-byte
+//! little-endian words and then mixes each tail byte, sign-extended, through the same body step
+//! (not the standard Murmur3 tail), finishing with `fmix(h ^ len)`; `murmurHash(int)`
+//! (utils/MathUtils.java) runs one body step with seed 0, xors 4, applies fmix and takes the
+//! absolute value (`i32::MIN` -> 0).
+//!
+//! Paimon's (PaimonBucketingFunction): `abs(hashUnsafeBytes(key, seed 42) % numBuckets)`, the
+//! hash Paimon's `BinaryRow.hashCode` is. Iceberg's (IcebergBucketingFunction, Iceberg's bucket
+//! transform): `(murmur3_32(key, seed 0) & i32::MAX) % numBuckets` with the standard Murmur3
+//! x86_32 (Guava's `murmur3_32_fixed`: unsigned tail bytes).
+//!
+//! Which function a table uses, and how its keys are encoded for it, is
+//! [`super::lake_key::TableKeys::of`].
 
 use crate::error::{Error, Result};
 
@@ -68,6 +76,43 @@ pub fn fluss_bucket(key_bytes: &[u8], num_buckets: i32) -> i32 {
     murmur_int(hash_bytes(key_bytes, FLUSS_SEED)) % num_buckets
 }
 
+/// Paimon's bucket of key bytes (a Paimon `BinaryRow`). Returns 0 when `num_buckets <= 0`
+/// (never panics); [`super::lake_key::KeyFormat::bucket`] is the checked variant.
+pub fn paimon_bucket(key_bytes: &[u8], num_buckets: i32) -> i32 {
+    if num_buckets <= 0 {
+        return 0;
+    }
+    (hash_bytes(key_bytes, FLUSS_SEED) % num_buckets).abs()
+}
+
+/// The standard Murmur3 x86_32 hash (Guava's `murmur3_32_fixed`, Iceberg's bucket hash).
+pub fn murmur3_32(bytes: &[u8], seed: u32) -> i32 {
+    let mut h = seed;
+    let mut words = bytes.chunks_exact(4);
+    for w in &mut words {
+        h = mix_h1(h, mix_k1(u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let mut k = 0u32;
+        for (i, &b) in tail.iter().enumerate() {
+            k |= u32::from(b) << (8 * i);
+        }
+        h ^= mix_k1(k);
+    }
+    fmix(h ^ bytes.len() as u32) as i32
+}
+
+/// Iceberg's bucket of key bytes (the bytes Iceberg's bucket transform hashes). Returns 0 when
+/// `num_buckets <= 0` (never panics); [`super::lake_key::KeyFormat::bucket`] is the checked
+/// variant.
+pub fn iceberg_bucket(key_bytes: &[u8], num_buckets: i32) -> i32 {
+    if num_buckets <= 0 {
+        return 0;
+    }
+    (murmur3_32(key_bytes, 0) & i32::MAX) % num_buckets
+}
+
 /// Maps encoded bucket-key bytes to a bucket; one implementation per lake format.
 pub trait BucketingFunction: Send + Sync {
     /// The bucket of `key_bytes` among `num_buckets` buckets.
@@ -92,15 +137,35 @@ impl BucketingFunction for FlussBucketingFunction {
     }
 }
 
-/// The bucketing function for a table's `table.datalake.format` (None = Fluss's own).
-pub fn bucketing_for_lake_format(format: Option<&str>) -> Result<Box<dyn BucketingFunction>> {
-    match format.map(|f| f.trim().to_ascii_lowercase()) {
-        None => Ok(Box::new(FlussBucketingFunction)),
-        Some(f) if f == "lance" => Ok(Box::new(FlussBucketingFunction)),
-        Some(f) => Err(Error::unsupported(format!(
-            "bucketing for data lake format '{f}' is not implemented yet"
-        ))),
+/// Paimon's bucketing (lake format `paimon`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PaimonBucketingFunction;
+
+impl BucketingFunction for PaimonBucketingFunction {
+    fn bucketing(&self, key_bytes: &[u8], num_buckets: i32) -> Result<i32> {
+        super::lake_key::KeyFormat::Paimon.bucket(key_bytes, num_buckets)
     }
+}
+
+/// Iceberg's bucketing (lake format `iceberg`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IcebergBucketingFunction;
+
+impl BucketingFunction for IcebergBucketingFunction {
+    fn bucketing(&self, key_bytes: &[u8], num_buckets: i32) -> Result<i32> {
+        super::lake_key::KeyFormat::Iceberg.bucket(key_bytes, num_buckets)
+    }
+}
+
+/// The bucketing function for a table's `table.datalake.format` (None = Fluss's own), by
+/// [`super::lake_key::KeyFormat::parse`].
+pub fn bucketing_for_lake_format(format: Option<&str>) -> Result<Box<dyn BucketingFunction>> {
+    use super::lake_key::KeyFormat;
+    Ok(match KeyFormat::parse(format)? {
+        KeyFormat::Fluss => Box::new(FlussBucketingFunction),
+        KeyFormat::Paimon => Box::new(PaimonBucketingFunction),
+        KeyFormat::Iceberg => Box::new(IcebergBucketingFunction),
+    })
 }
 
 #[cfg(test)]

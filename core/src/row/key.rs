@@ -32,7 +32,7 @@ pub fn encode_key(types: &[DataType], values: &[Datum]) -> Result<Vec<u8>> {
     encode_key_named(types, values, None)
 }
 
-fn encode_key_named(
+pub(crate) fn encode_key_named(
     types: &[DataType],
     values: &[Datum],
     names: Option<&[String]>,

@@ -1,5 +1,6 @@
 //! Row values and Fluss's binary row encodings: CompactedRow, IndexedRow, compacted keys,
-//! bucket assignment, KV values, and conversion between Arrow record batches and rows.
+//! bucket assignment (Fluss's, and Paimon's and Iceberg's for lake-formatted tables), KV values,
+//! and conversion between Arrow record batches and rows.
 
 pub mod arrow_rows;
 pub(crate) mod binary;
@@ -7,14 +8,19 @@ pub mod bucketing;
 pub mod compacted;
 pub mod indexed;
 pub mod key;
+pub mod lake_key;
 pub mod partition_value;
 pub mod value;
 
 pub use arrow_rows::{datum_from_array, record_batch_to_rows, rows_to_record_batch};
-pub use bucketing::{fluss_bucket, BucketingFunction, FlussBucketingFunction};
+pub use bucketing::{
+    fluss_bucket, iceberg_bucket, paimon_bucket, BucketingFunction, FlussBucketingFunction,
+    IcebergBucketingFunction, PaimonBucketingFunction,
+};
 pub use compacted::{decode_compacted_row, encode_compacted_row};
 pub use indexed::{decode_indexed_row, encode_indexed_row};
 pub use key::{encode_key, encode_keys_from_batch, CompactedKeyEncoder};
+pub use lake_key::{KeyEncoder, KeyFormat, TableKeys};
 pub use value::{decode_value, encode_value};
 
 /// A timestamp without time zone: epoch millis of the wall-clock time plus sub-milli nanos.

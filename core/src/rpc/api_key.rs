@@ -425,7 +425,18 @@ impl ApiKey {
             | ApiKey::ScanKv
             | ApiKey::GetClusterHealth
             | ApiKey::ListRemoteLogManifests
-            | ApiKey::ListKvSnapshots => Some(VersionRange::new(0, 0)),
+            | ApiKey::ListKvSnapshots
+            | ApiKey::CreateAcls
+            | ApiKey::ListAcls
+            | ApiKey::DropAcls
+            | ApiKey::RegisterProducerOffsets
+            | ApiKey::GetProducerOffsets
+            | ApiKey::DeleteProducerOffsets
+            | ApiKey::DescribeClusterConfigs
+            | ApiKey::AlterClusterConfigs
+            | ApiKey::AcquireKvSnapshotLease
+            | ApiKey::ReleaseKvSnapshotLease
+            | ApiKey::DropKvSnapshotLease => Some(VersionRange::new(0, 0)),
             ApiKey::UpdateMetadata
             | ApiKey::NotifyLeaderAndIsr
             | ApiKey::StopReplica
@@ -436,25 +447,14 @@ impl ApiKey {
             | ApiKey::NotifyKvSnapshotOffset
             | ApiKey::CommitLakeTableSnapshot
             | ApiKey::NotifyLakeTableOffset
-            | ApiKey::CreateAcls
-            | ApiKey::ListAcls
-            | ApiKey::DropAcls
             | ApiKey::LakeTieringHeartbeat
             | ApiKey::ControlledShutdown
-            | ApiKey::DescribeClusterConfigs
-            | ApiKey::AlterClusterConfigs
             | ApiKey::AddServerTag
             | ApiKey::RemoveServerTag
             | ApiKey::Rebalance
             | ApiKey::ListRebalanceProgress
             | ApiKey::CancelRebalance
-            | ApiKey::PrepareLakeTableSnapshot
-            | ApiKey::RegisterProducerOffsets
-            | ApiKey::GetProducerOffsets
-            | ApiKey::DeleteProducerOffsets
-            | ApiKey::AcquireKvSnapshotLease
-            | ApiKey::ReleaseKvSnapshotLease
-            | ApiKey::DropKvSnapshotLease => None,
+            | ApiKey::PrepareLakeTableSnapshot => None,
             ApiKey::PutKv => Some(VersionRange::new(0, 2)),
             ApiKey::Lookup | ApiKey::PrefixLookup => Some(VersionRange::new(0, 1)),
         }

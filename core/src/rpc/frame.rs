@@ -427,8 +427,9 @@ mod tests {
             .unwrap()
     }
 
-    /// Golden ApiVersions request frame, computed BY HAND from fluss_api.proto and PROTOCOL.md
-    /// section 1 (not captured from a real client; a cross-check against pyfluss bytes is due):
+    /// Golden ApiVersions request frame, computed BY HAND from fluss_api.proto and the framing
+    /// in `docs/maintainers/protocol.md` (not captured from a real client; a cross-check against
+    /// pyfluss bytes is due):
     ///
     /// body = field 1 (string, wire type 2 => tag 0x0a) len 5 "fluss"
     ///      + field 2 (string => tag 0x12) len 5 "0.1.0"           = 14 bytes

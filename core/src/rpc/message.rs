@@ -62,6 +62,17 @@ rpc_requests! {
     GetFileSystemSecurityToken: GetFileSystemSecurityTokenRequest => GetFileSystemSecurityTokenResponse,
     InitWriter: InitWriterRequest => InitWriterResponse,
     GetClusterHealth: GetClusterHealthRequest => GetClusterHealthResponse,
+    CreateAcls: CreateAclsRequest => CreateAclsResponse,
+    ListAcls: ListAclsRequest => ListAclsResponse,
+    DropAcls: DropAclsRequest => DropAclsResponse,
+    RegisterProducerOffsets: RegisterProducerOffsetsRequest => RegisterProducerOffsetsResponse,
+    GetProducerOffsets: GetProducerOffsetsRequest => GetProducerOffsetsResponse,
+    DeleteProducerOffsets: DeleteProducerOffsetsRequest => DeleteProducerOffsetsResponse,
+    DescribeClusterConfigs: DescribeClusterConfigsRequest => DescribeClusterConfigsResponse,
+    AlterClusterConfigs: AlterClusterConfigsRequest => AlterClusterConfigsResponse,
+    AcquireKvSnapshotLease: AcquireKvSnapshotLeaseRequest => AcquireKvSnapshotLeaseResponse,
+    ReleaseKvSnapshotLease: ReleaseKvSnapshotLeaseRequest => ReleaseKvSnapshotLeaseResponse,
+    DropKvSnapshotLease: DropKvSnapshotLeaseRequest => DropKvSnapshotLeaseResponse,
 }
 
 #[cfg(test)]

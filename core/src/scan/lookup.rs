@@ -8,7 +8,7 @@ use arrow_array::RecordBatch;
 use super::reader::{table_name, values_to_batch};
 use crate::client::Table;
 use crate::error::codes;
-use crate::metadata::{DataType, PartitionSpec};
+use crate::metadata::PartitionSpec;
 use crate::proto::{
     LookupRequest, PbLookupReqForBucket, PbPrefixLookupReqForBucket, PrefixLookupRequest,
 };
@@ -27,10 +27,11 @@ pub struct Lookuper {
     pk_cols: Vec<usize>,
     /// Encoded-key columns (the primary key minus partition keys) as positions in `pk_cols`.
     key_pos: Vec<usize>,
-    key_types: Vec<DataType>,
-    /// Bucket-key columns (table indexes) and types.
+    /// Bucket-key columns (table indexes).
     bucket_cols: Vec<usize>,
-    bucket_types: Vec<DataType>,
+    /// The primary-key, bucket-key and prefix-key encoders and the bucketing (Fluss's, or the
+    /// table's lake format's).
+    keys: crate::row::TableKeys,
     /// Partition-key column indexes, in partition-key order.
     partition_cols: Vec<usize>,
     /// Prefix-lookup columns (table indexes, schema order): partition keys and bucket keys.
@@ -42,6 +43,40 @@ pub struct Lookuper {
 type Group = (Option<i64>, i32);
 
 impl Lookuper {
+    /// How long a lookup keeps asking while its bucket's leader is changing or unreachable:
+    /// as long as a write may take to be delivered (`client.writer.delivery-timeout`, 120 s),
+    /// so a lookup beside a writer outlasts the same failover the writer does.
+    fn retry_limit(&self) -> std::time::Duration {
+        self.table.conn.config().writer.delivery_timeout
+    }
+
+    /// Sends a one-bucket lookup request to the bucket's leader and returns the bucket's
+    /// answer, retrying while the leader is changing or unreachable ([`Lookuper::retry_limit`]);
+    /// a bucket-level error is returned as an error naming the table and bucket.
+    async fn ask_leader<R: crate::rpc::RpcRequest, B>(
+        &self,
+        pid: Option<i64>,
+        bucket: i32,
+        req: &R,
+        api: &str,
+        buckets: impl Fn(R::Response) -> Vec<B>,
+        error: impl Fn(&B) -> (Option<i32>, Option<String>),
+    ) -> Result<B> {
+        let table_id = self.table.info.table_id;
+        let limit = self.retry_limit();
+        self.table
+            .conn
+            .read_from_leader(table_id, pid, bucket, req, limit, |resp| {
+                let b = buckets(resp).into_iter().next().ok_or_else(|| {
+                    Error::corrupt(format!("{api} response without a bucket result"))
+                })?;
+                let (code, message) = error(&b);
+                check_bucket_error(&self.table, code, message, bucket)?;
+                Ok(b)
+            })
+            .await
+    }
+
     pub(crate) fn new(table: Table) -> Result<Lookuper> {
         let info = table.info.clone();
         let d = &info.descriptor;
@@ -52,7 +87,6 @@ impl Lookuper {
             );
         }
         let schema = info.schema();
-        let types = schema.data_types();
         let pk_cols = schema.primary_key_indexes();
         let partition_cols = schema.indexes_of(&d.partition_keys)?;
         let key_pos: Vec<usize> = pk_cols
@@ -61,9 +95,9 @@ impl Lookuper {
             .filter(|(_, c)| !partition_cols.contains(c))
             .map(|(i, _)| i)
             .collect();
-        let key_types = key_pos.iter().map(|p| types[pk_cols[*p]].clone()).collect();
         let bucket_cols = schema.indexes_of(&d.effective_bucket_keys())?;
-        let bucket_types = bucket_cols.iter().map(|c| types[*c].clone()).collect();
+        let keys = crate::row::TableKeys::of(d)
+            .map_err(|e| e.context(format!("table '{}'", info.table_path)))?;
         let mut prefix_cols: Vec<usize> =
             partition_cols.iter().chain(&bucket_cols).copied().collect();
         prefix_cols.sort_unstable();
@@ -72,9 +106,8 @@ impl Lookuper {
             table,
             pk_cols,
             key_pos,
-            key_types,
             bucket_cols,
-            bucket_types,
+            keys,
             partition_cols,
             prefix_cols,
             insert_if_not_exists: false,
@@ -150,7 +183,9 @@ impl Lookuper {
         Ok(self.table.conn.partition_id(path, &name).await?.map(Some))
     }
 
-    fn bucket_of(&self, values: &[(usize, &Datum)]) -> Result<(i32, Vec<u8>)> {
+    /// The bucket of a key or prefix given by column, and (for a prefix lookup, `prefix`) the
+    /// prefix's key bytes.
+    fn bucket_of(&self, values: &[(usize, &Datum)], prefix: bool) -> Result<(i32, Vec<u8>)> {
         let vals: Vec<Datum> = self
             .bucket_cols
             .iter()
@@ -162,12 +197,28 @@ impl Lookuper {
                     .unwrap_or(Datum::Null)
             })
             .collect();
-        let bytes = crate::row::encode_key(&self.bucket_types, &vals)
-            .map_err(|e| e.context(format!("bucket key of table '{}'", table_name(&self.table))))?;
-        Ok((
-            crate::row::fluss_bucket(&bytes, self.table.info.num_buckets()),
-            bytes,
-        ))
+        let name = || table_name(&self.table);
+        let encoder = self
+            .keys
+            .bucket_key()
+            .ok_or_else(|| Error::internal(format!("table '{}' has no bucket key", name())))?;
+        let bytes = encoder
+            .encode_values(&vals)
+            .map_err(|e| e.context(format!("bucket key of table '{}'", name())))?;
+        let bucket = self
+            .keys
+            .bucket_of(&bytes, self.table.info.num_buckets())
+            .map_err(|e| e.context(format!("bucket key of table '{}'", name())))?;
+        if !prefix {
+            return Ok((bucket, Vec::new()));
+        }
+        let prefix_bytes = match self.keys.prefix() {
+            Some(p) if p.format() != encoder.format() => p
+                .encode_values(&vals)
+                .map_err(|e| e.context(format!("prefix key of table '{}'", name())))?,
+            _ => bytes,
+        };
+        Ok((bucket, prefix_bytes))
     }
 
     /// Looks up rows by primary key: each key is the values of [`Lookuper::key_columns`] in
@@ -190,9 +241,13 @@ impl Lookuper {
                 continue;
             };
             let key_vals: Vec<Datum> = self.key_pos.iter().map(|p| key[*p].clone()).collect();
-            let key_bytes = crate::row::encode_key(&self.key_types, &key_vals)
+            let key_bytes = self
+                .keys
+                .primary()
+                .ok_or_else(|| Error::internal(format!("table '{path}' has no primary key")))?
+                .encode_values(&key_vals)
                 .map_err(|e| e.context(format!("primary key of table '{path}'")))?;
-            let (bucket, _) = self.bucket_of(&named)?;
+            let (bucket, _) = self.bucket_of(&named, false)?;
             groups
                 .entry((pid, bucket))
                 .or_default()
@@ -213,17 +268,16 @@ impl Lookuper {
                 acks: self.insert_if_not_exists.then_some(-1),
                 timeout_ms: self.insert_if_not_exists.then_some(30_000),
             };
-            let resp = self
-                .table
-                .conn
-                .request_leader(self.table.info.table_id, pid, bucket, &req)
+            let b = self
+                .ask_leader(
+                    pid,
+                    bucket,
+                    &req,
+                    "Lookup",
+                    |r| r.buckets_resp,
+                    |b| (b.error_code, b.error_message.clone()),
+                )
                 .await?;
-            let b = resp
-                .buckets_resp
-                .into_iter()
-                .next()
-                .ok_or_else(|| Error::corrupt("Lookup response without a bucket result"))?;
-            check_bucket_error(&self.table, b.error_code, b.error_message, bucket)?;
             if b.values.len() != items.len() {
                 return Err(Error::corrupt(format!(
                     "Lookup response has {} values for {} keys",
@@ -376,7 +430,7 @@ impl Lookuper {
             let Some(pid) = self.partition_of(&named).await? else {
                 continue;
             };
-            let (bucket, bytes) = self.bucket_of(&named)?;
+            let (bucket, bytes) = self.bucket_of(&named, true)?;
             groups.entry((pid, bucket)).or_default().push((i, bytes));
         }
         let mut out: Vec<Vec<Vec<Datum>>> = vec![Vec::new(); prefixes.len()];
@@ -389,16 +443,16 @@ impl Lookuper {
                     keys: items.iter().map(|(_, k)| k.clone()).collect(),
                 }],
             };
-            let resp = self
-                .table
-                .conn
-                .request_leader(self.table.info.table_id, pid, bucket, &req)
+            let b = self
+                .ask_leader(
+                    pid,
+                    bucket,
+                    &req,
+                    "PrefixLookup",
+                    |r| r.buckets_resp,
+                    |b| (b.error_code, b.error_message.clone()),
+                )
                 .await?;
-            let b =
-                resp.buckets_resp.into_iter().next().ok_or_else(|| {
-                    Error::corrupt("PrefixLookup response without a bucket result")
-                })?;
-            check_bucket_error(&self.table, b.error_code, b.error_message, bucket)?;
             for ((i, _), list) in items.iter().zip(b.value_lists) {
                 for v in list.values {
                     out[*i].push(decode_row(&self.table, &v)?);

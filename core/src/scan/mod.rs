@@ -21,6 +21,7 @@
 
 pub mod expr;
 pub mod fold;
+mod ipc;
 mod lake_view;
 mod lookup;
 mod reader;
@@ -35,6 +36,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 
 pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Literal, TermOp};
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
+pub use ipc::{IpcBodies, IpcMessage, IpcStream};
 pub use lookup::{Lookuper, KEY_INDEX_COLUMN};
 pub use request::{
     BucketOffset, Filter, ReadRequest, SubscribeRequest, READ_OPTION_KEYS, SUBSCRIBE_OPTION_KEYS,
@@ -196,7 +198,7 @@ impl ScanBuilder {
     }
 
     /// Reads the window `[start, end)` of commit time (end omitted: up to the moment the read
-    /// is planned). See `design/TIME-RANGE.md`.
+    /// is planned). See `docs/concepts/time-range.md`.
     pub fn between(mut self, start: impl Into<TimePoint>, end: Option<TimePoint>) -> ScanBuilder {
         self.between = Some((Some(start.into()), end));
         self
@@ -307,9 +309,27 @@ impl ScanBuilder {
             .await
             .map_err(|e| add_table_context(e, &path.to_string()))?;
         let warnings = std::mem::take(&mut plan.warnings);
+        let expected = plan.expected_rows;
         Ok(reader::run(plan)
             .with_warnings(warnings)
+            .with_expected_rows(expected)
             .with_max_rows(batch_size))
+    }
+
+    /// Plans and starts the read like [`ScanBuilder::execute`], handing out its rows as Arrow
+    /// IPC messages (see [`IpcStream`]): the log batches the read wants whole go out as Fluss
+    /// stored them, without decoding (`bodies` says whether compressed ones may); everything
+    /// else is decoded and encoded once.
+    pub async fn execute_ipc(self, bodies: IpcBodies) -> Result<IpcStream> {
+        if self.table.view != TableView::Table {
+            return Ok(IpcStream::encoding(self.execute().await?));
+        }
+        let path = self.table.info.table_path.clone();
+        let mut plan = reader::plan(self)
+            .await
+            .map_err(|e| add_table_context(e, &path.to_string()))?;
+        let warnings = std::mem::take(&mut plan.warnings);
+        Ok(reader::run_ipc(plan, bodies).with_warnings(warnings))
     }
 
     /// The number of rows the read returns. A log-table read without a filter or window is

@@ -28,6 +28,9 @@ pub struct BatchStream {
     /// The rows of a produced batch not handed out yet (when `max_rows` split it).
     rest: Option<RecordBatch>,
     warnings: Vec<Warning>,
+    /// The rows the stream hands out in all, when known before reading (see
+    /// [`BatchStream::expected_rows`]).
+    expected_rows: Option<u64>,
 }
 
 impl std::fmt::Debug for BatchStream {
@@ -65,6 +68,7 @@ impl BatchStream {
             max_rows: None,
             rest: None,
             warnings: Vec::new(),
+            expected_rows: None,
         }
     }
 
@@ -83,6 +87,7 @@ impl BatchStream {
             max_rows: None,
             rest: None,
             warnings: Vec::new(),
+            expected_rows: None,
         }
     }
 
@@ -108,6 +113,24 @@ impl BatchStream {
     /// before the log's retention); empty for most reads.
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+
+    /// Sets the rows the stream hands out in all (known when the read was planned).
+    pub(crate) fn with_expected_rows(mut self, rows: Option<u64>) -> BatchStream {
+        self.expected_rows = rows;
+        self
+    }
+
+    /// How many rows the stream hands out in all, when the read's plan tells before anything
+    /// is read (a progress total): `Some` for a read of log records (a log table, or a
+    /// changelog) without a filter or lake rows, to the end offsets fixed when the read was
+    /// planned, in a time window that ends after the planning (an open end does): the records
+    /// between each bucket's start and end offsets, at most the limit. `None` when only
+    /// reading tells: a filter, a window ending in the past, a primary-key table's latest view
+    /// or folded window, a union read's lake rows, batches already in memory. A record that
+    /// retention deletes while the read runs is not returned, so the stream can end short of it.
+    pub fn expected_rows(&self) -> Option<u64> {
+        self.expected_rows
     }
 
     /// At most `max_rows` rows of `batch`; the remainder is kept for the next call.

@@ -1,7 +1,10 @@
 //! [`Subscription`]: an unbounded stream of a table's changes from a startup mode.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
@@ -14,10 +17,23 @@ use super::reader::{
 use super::request::{select_buckets, BucketOffset, SubscribeRequest};
 use super::resolve_projection;
 use super::time::{parse_timestamp, TimeZoneSpec};
-use crate::client::{OffsetSpec, Table};
+use crate::client::{recoverable_by_refresh, OffsetSpec, Table};
 use crate::record::batch_memory::BatchMemory;
 use crate::record::ChangeType;
 use crate::{Error, Result};
+
+/// How long the server may hold a subscription's fetch when the bucket has nothing new (Fluss's
+/// `client.scanner.log.fetch.wait-max-time` default): an idle subscription asks twice a second
+/// per bucket instead of spinning.
+const FETCH_WAIT: Duration = Duration::from_millis(500);
+/// After an empty answer a bucket is asked again after this pause, so a server that answers at
+/// once (no long poll) is not asked in a tight loop.
+const EMPTY_PAUSE: Duration = Duration::from_millis(20);
+/// A fetch unanswered for this long is suspect: the table's leaders are asked again, and when
+/// the bucket has a new leader the fetch is dropped and sent there. A leader that is alive but
+/// does not answer (frozen, partitioned) keeps its connection open, so without this the bucket
+/// would wait the whole request timeout after its leadership had already moved.
+const LEADER_CHECK_AFTER: Duration = Duration::from_secs(2);
 
 /// Where a subscription starts (Fluss's `scan.startup.mode`; the default is `full`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -172,18 +188,72 @@ struct Position {
     offset: i64,
 }
 
+/// What one fetch of a bucket returns: the decoded batches and the next offset.
+type Fetched = Result<(Vec<FetchedBatch>, i64)>;
+
+/// A bucket's fetch on its way: started at `started`, answer pending.
+struct InFlight {
+    /// The leader the cached metadata named when it started (None: not known yet; the fetch
+    /// asks the cluster itself and is not checked for a leader move).
+    address: Option<String>,
+    started: Instant,
+    /// When its leader was last checked (it starts as `started`).
+    checked: Instant,
+    /// The fetch runs as a task of its own: it makes progress between polls, and a fetch
+    /// waiting inside a metadata refresh never holds the connection's refresh lock while the
+    /// caller is doing something else (a writer of the same connection would wait on it).
+    answer: tokio::task::JoinHandle<Fetched>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        // A fetch given up (the leader moved, the subscription was dropped) stops here; its
+        // answer, if the server ever sends one, is discarded unread.
+        self.answer.abort();
+    }
+}
+
+/// Where each bucket's reading stands between polls.
+#[derive(Default)]
+struct BucketState {
+    in_flight: Option<InFlight>,
+    /// Not asked again before this (after an empty answer or a transient failure).
+    not_before: Option<Instant>,
+    /// Transient failures in a row (the backoff grows with them).
+    failures: u32,
+}
+
+impl std::fmt::Debug for BucketState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BucketState")
+            .field("in_flight_to", &self.in_flight.as_ref().map(|i| &i.address))
+            .field("not_before", &self.not_before)
+            .field("failures", &self.failures)
+            .finish()
+    }
+}
+
 /// An unbounded reader of a table's changes. [`Subscription::poll`] returns what arrived.
+///
+/// Every bucket has at most one fetch in flight, sent to its leader; the fetches of all buckets
+/// run at once and outlive a `poll` that returns before they are answered, so a slow or dead
+/// server holds up only the buckets it leads. Errors Fluss's own log scanner recovers from (the
+/// leader moved or is not known yet, the connection broke, a timeout) are not returned: the
+/// bucket's metadata is asked again and it is read from the same offset, after a backoff. Other
+/// errors are returned by `poll`, after the rows fetched before them.
 #[derive(Debug)]
 pub struct Subscription {
     table: Table,
     positions: Vec<Position>,
-    fetch_cols: Vec<usize>,
+    buckets: Vec<BucketState>,
+    fetch_cols: Arc<[usize]>,
     out_pos: Vec<usize>,
     fetch_schema: SchemaRef,
     schema: SchemaRef,
     projected: bool,
     pending: VecDeque<ChangeBatch>,
-    next_bucket: usize,
+    /// An error to return from the next poll (it came with rows that were returned first).
+    failed: Option<Error>,
 }
 
 impl Subscription {
@@ -320,14 +390,15 @@ impl Subscription {
         }
         Ok(Subscription {
             table,
+            buckets: positions.iter().map(|_| BucketState::default()).collect(),
             positions,
-            fetch_cols,
+            fetch_cols: fetch_cols.into(),
             out_pos,
             fetch_schema,
             schema,
             projected,
             pending,
-            next_bucket: 0,
+            failed: None,
         })
     }
 
@@ -359,32 +430,154 @@ impl Subscription {
         if !self.pending.is_empty() {
             return Ok(self.pending.drain(..).collect());
         }
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let deadline = Deadline::after(timeout);
+        let mut out = Vec::new();
         loop {
-            let mut out = Vec::new();
-            for _ in 0..self.positions.len() {
-                let i = self.next_bucket % self.positions.len().max(1);
-                self.next_bucket = self.next_bucket.wrapping_add(1);
-                let pos = self.positions[i].clone();
+            self.send_fetches(&deadline);
+            let answered = self.next_answers(&deadline).await;
+            for (i, answer) in answered {
+                self.on_answer(i, answer, &mut out);
+            }
+            self.drop_fetches_to_old_leaders();
+            if !out.is_empty() || self.failed.is_some() || deadline.passed() {
+                break;
+            }
+        }
+        if out.is_empty() {
+            if let Some(e) = self.failed.take() {
+                return Err(e);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Starts a fetch for every bucket that has none in flight and is not waiting out a pause.
+    /// Nothing is awaited here: finding the leader (and asking the cluster when it is not
+    /// known) is part of the fetch, so a poll returns at its deadline even when no server
+    /// answers.
+    fn send_fetches(&mut self, deadline: &Deadline) {
+        let now = Instant::now();
+        let wait_ms = deadline.remaining().min(FETCH_WAIT).as_millis() as i32;
+        for i in 0..self.positions.len() {
+            let state = &self.buckets[i];
+            if state.in_flight.is_some() || state.not_before.is_some_and(|t| now < t) {
+                continue;
+            }
+            let pos = self.positions[i].clone();
+            let address = self.table.conn.cached_leader_address(
+                self.table.info.table_id,
+                pos.read.partition_id,
+                pos.read.bucket,
+            );
+            let table = self.table.clone();
+            let cols = self.fetch_cols.clone();
+            let schema = self.fetch_schema.clone();
+            let projected = self.projected;
+            let answer = tokio::spawn(async move {
+                let columns = FetchColumns {
+                    cols: &cols,
+                    projected,
+                    schema: &schema,
+                    memory: BatchMemory::PerBatch,
+                };
                 let (batches, next, _) = fetch_once(
-                    &self.table,
+                    &table,
                     &pos.read,
                     pos.offset,
                     None,
-                    &FetchColumns {
-                        cols: &self.fetch_cols,
-                        projected: self.projected,
-                        schema: &self.fetch_schema,
-                        memory: BatchMemory::PerBatch,
-                    },
-                    Some(0),
+                    &columns,
+                    Some(wait_ms),
                     None,
                 )
                 .await?;
+                Ok::<_, Error>((batches, next))
+            });
+            self.buckets[i].in_flight = Some(InFlight {
+                address,
+                started: now,
+                checked: now,
+                answer,
+            });
+        }
+    }
+
+    /// Waits until at least one fetch is answered, a paused bucket may be asked again, a fetch
+    /// is due for a leader check, or the deadline; returns every answer there is by then.
+    async fn next_answers(&mut self, deadline: &Deadline) -> Vec<(usize, Fetched)> {
+        let wake = self
+            .buckets
+            .iter()
+            .filter_map(|b| match &b.in_flight {
+                Some(f) => f.address.as_ref().map(|_| f.checked + LEADER_CHECK_AFTER),
+                None => b.not_before,
+            })
+            .min();
+        let until = match (wake, deadline.0) {
+            (Some(w), Some(d)) => Some(w.min(d)),
+            (w, d) => w.or(d),
+        };
+        let timer = async {
+            match until {
+                Some(t) => tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await,
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::pin!(timer);
+        let buckets = &mut self.buckets;
+        std::future::poll_fn(|cx| {
+            let mut answered = Vec::new();
+            for (i, b) in buckets.iter_mut().enumerate() {
+                if let Some(f) = &mut b.in_flight {
+                    if let Poll::Ready(r) = Pin::new(&mut f.answer).poll(cx) {
+                        b.in_flight = None;
+                        let r = r.unwrap_or_else(|e| {
+                            Err(Error::internal(format!(
+                                "subscription fetch task failed: {e}"
+                            )))
+                        });
+                        answered.push((i, r));
+                    }
+                }
+            }
+            if !answered.is_empty() || timer.as_mut().poll(cx).is_ready() {
+                Poll::Ready(answered)
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    /// Takes one bucket's answer: rows into `out` and the offset on; a transient error pauses
+    /// the bucket (its metadata is asked again), any other is kept for the caller.
+    fn on_answer(&mut self, i: usize, answer: Fetched, out: &mut Vec<ChangeBatch>) {
+        let pos = self.positions[i].clone();
+        let state = &mut self.buckets[i];
+        match answer {
+            Ok((batches, next)) => {
+                if state.failures > 0 {
+                    tracing::info!(
+                        table = %table_name(&self.table),
+                        bucket = %pos.read.describe(),
+                        "subscription reads the bucket again after {} failed fetches",
+                        state.failures
+                    );
+                }
+                state.failures = 0;
+                state.not_before = batches.is_empty().then(|| Instant::now() + EMPTY_PAUSE);
                 self.positions[i].offset = next.max(pos.offset);
                 for fb in batches {
                     let n = fb.rows.num_rows();
-                    let batch = project_cols(&fb.rows, &self.out_pos, &self.schema)?;
+                    let batch = match project_cols(&fb.rows, &self.out_pos, &self.schema) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            self.failed.get_or_insert(e);
+                            continue;
+                        }
+                    };
                     out.push(ChangeBatch {
                         partition_id: pos.read.partition_id,
                         partition_name: pos.read.partition_name.clone(),
@@ -398,10 +591,72 @@ impl Subscription {
                     });
                 }
             }
-            if !out.is_empty() || deadline.passed() {
-                return Ok(out);
+            Err(e) if recoverable_by_refresh(&e) => {
+                // What Fluss's LogFetcher does: forget the bucket's leader, keep its offset.
+                self.table.conn.invalidate_table(self.table.info.table_id);
+                let delay = self.table.conn.backoff().delay(state.failures);
+                state.failures += 1;
+                state.not_before = Some(Instant::now() + delay);
+                // Warn on the first failure of an outage and every 20th after, not on each.
+                if state.failures == 1 || state.failures.is_multiple_of(20) {
+                    tracing::warn!(
+                        table = %table_name(&self.table),
+                        bucket = %pos.read.describe(),
+                        offset = pos.offset,
+                        failures = state.failures,
+                        error = %e,
+                        "subscription fetch failed; retrying from the same offset"
+                    );
+                } else {
+                    tracing::debug!(error = %e, failures = state.failures, "subscription fetch failed");
+                }
             }
-            tokio::time::sleep(deadline.remaining().min(Duration::from_millis(20))).await;
+            Err(e) => {
+                // Fetch errors name the table, bucket, offset and server already.
+                self.failed.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Drops the fetches that have waited [`LEADER_CHECK_AFTER`] on a server that no longer
+    /// leads their bucket; the bucket is asked again of its new leader right away, from the
+    /// same offset (the dropped request's answer, if it ever comes, is discarded unread). The
+    /// metadata is refreshed in the background, so this never holds up the poll.
+    fn drop_fetches_to_old_leaders(&mut self) {
+        let now = Instant::now();
+        let table_id = self.table.info.table_id;
+        for i in 0..self.buckets.len() {
+            let Some(f) = &self.buckets[i].in_flight else {
+                continue;
+            };
+            if now < f.checked + LEADER_CHECK_AFTER {
+                continue;
+            }
+            let Some(address) = f.address.clone() else {
+                continue;
+            };
+            let started = f.started;
+            let read = &self.positions[i].read;
+            let moved = self.table.conn.leader_moved_from_now(
+                table_id,
+                read.partition_id,
+                read.bucket,
+                &address,
+            );
+            let state = &mut self.buckets[i];
+            if moved {
+                tracing::warn!(
+                    table = %table_name(&self.table),
+                    bucket = %read.describe(),
+                    server = %address,
+                    waited_ms = started.elapsed().as_millis() as u64,
+                    "the bucket's leader moved while its fetch was unanswered; asking the new leader"
+                );
+                state.in_flight = None;
+                state.not_before = None;
+            } else if let Some(f) = &mut state.in_flight {
+                f.checked = Instant::now();
+            }
         }
     }
 }

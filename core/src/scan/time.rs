@@ -1,4 +1,4 @@
-//! Timestamps and time ranges of commit time, as described in `design/TIME-RANGE.md`.
+//! Timestamps and time ranges of commit time, as described in `docs/concepts/time-range.md`.
 //!
 //! A time-range read covers the window `[start, end)` of commit time (epoch milliseconds).
 //! [`TimePoint`] is one bound as the caller gave it: epoch milliseconds (an integer, or a string
@@ -16,7 +16,7 @@
 //! Wall clocks that a zone skips (a daylight-saving gap) are moved forward by the length of the
 //! gap, and wall clocks that occur twice take the earlier instant — as `java.time` does.
 //!
-//! [`TimeRange`] validates a window with the messages of the design note; [`TimeRange::pin`]
+//! [`TimeRange`] validates a window (the invalid windows of that page); [`TimeRange::pin`]
 //! fixes an omitted end to "now" when the read is planned and rejects a start in the future.
 
 use std::fmt;

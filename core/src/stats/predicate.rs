@@ -135,6 +135,11 @@ impl StatsFilter {
                 column,
                 literals,
             } => {
+                // An IN without a non-null literal (`IN ()`, `IN (NULL)`) holds for no row,
+                // whatever the batch's statistics say: every batch is skipped.
+                if *func == LeafFn::In && literals.iter().all(Option::is_none) {
+                    return false;
+                }
                 let Some(pos) = stats.position_of(*column) else {
                     return true;
                 };
@@ -225,9 +230,11 @@ fn from_proto_depth(pb: &PbPredicate, schema: &Schema, depth: usize) -> Result<S
                 .iter()
                 .map(|l| literal_from_proto(l, t))
                 .collect::<Result<Vec<_>>>()?;
+            // IN and NOT IN take any number of literals, none included (as Fluss's decoder):
+            // `IN ()` matches nothing, `NOT IN ()` every non-null value.
             let arity_ok = match func {
                 LeafFn::IsNull | LeafFn::IsNotNull => literals.is_empty(),
-                LeafFn::In | LeafFn::NotIn => !literals.is_empty(),
+                LeafFn::In | LeafFn::NotIn => true,
                 _ => literals.len() == 1,
             };
             if !arity_ok {

@@ -9,7 +9,7 @@ use arrow_array::{
 use super::batch::{statistics_columns, BatchStatistics, StatValue};
 use super::predicate::{LeafFn, StatsFilter};
 use crate::metadata::{DataType, Schema};
-use crate::scan::expr::{parse_filter, Expr};
+use crate::scan::expr::{parse_filter, Expr, Literal};
 
 fn hex(s: &str) -> Vec<u8> {
     let s: String = s
@@ -296,6 +296,35 @@ fn batches_are_judged_by_their_statistics() {
         max: vec![None],
     };
     assert!(pushed("id = 99").unwrap().may_match(&none, 1));
+}
+
+#[test]
+fn an_empty_in_list_matches_no_batch() {
+    let s = schema();
+    let push = |e: Expr| StatsFilter::from_expr(&e, &s, &[0, 1, 3, 4, 5, 6]).unwrap();
+    let empty_in = push(Expr::is_in("id", Vec::<i64>::new()));
+    let empty_not_in = push(Expr::not_in("id", Vec::<i64>::new()));
+    // The wire form has no literal, and the server decodes it (as Fluss's decoder does).
+    let pb = empty_in.to_proto(&s).unwrap();
+    assert_eq!(pb.leaf.as_ref().unwrap().literals.len(), 0);
+    assert_eq!(StatsFilter::from_proto(&pb, &s).unwrap(), empty_in);
+    let pb = empty_not_in.to_proto(&s).unwrap();
+    assert_eq!(StatsFilter::from_proto(&pb, &s).unwrap(), empty_not_in);
+    let st = golden_stats();
+    assert!(!empty_in.may_match(&st, 3));
+    assert!(empty_not_in.may_match(&st, 3));
+    // whatever the statistics: none for the column, or none at all
+    let none = BatchStatistics {
+        columns: vec![6],
+        null_counts: vec![0],
+        min: vec![None],
+        max: vec![None],
+    };
+    assert!(!empty_in.may_match(&none, 1));
+    assert!(!push(Expr::is_in("id", [Literal::Null])).may_match(&st, 3));
+    // all-null column: NOT IN () keeps no row either
+    assert!(!push(Expr::not_in("flag", Vec::<bool>::new())).may_match(&st, 3));
+    assert!(push(Expr::is_in("id", Vec::<i64>::new()).or(Expr::eq("id", 2))).may_match(&st, 3));
 }
 
 #[test]

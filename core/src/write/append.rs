@@ -10,7 +10,6 @@ use super::route::{conform_batch, pieces_from_batch, Partitioning};
 use super::WriteFuture;
 use crate::client::Table;
 use crate::metadata::DataType;
-use crate::row::bucketing::fluss_bucket;
 use crate::row::Datum;
 use crate::{Error, Result};
 
@@ -21,9 +20,9 @@ pub struct AppendWriter {
     schema: SchemaRef,
     types: Vec<DataType>,
     partitioning: Option<Partitioning>,
-    /// Bucket key columns (empty for a keyless table: sticky or round-robin).
-    bucket_key: Vec<usize>,
-    bucket_types: Vec<DataType>,
+    /// The bucket key's encoder and bucketing (Fluss's, or the table's lake format's); no
+    /// bucket-key encoder for a keyless table (sticky or round-robin).
+    keys: crate::row::TableKeys,
     buckets: i32,
     batch_size: usize,
     handle: WriterHandle,
@@ -63,16 +62,8 @@ impl AppendWriter {
             .iter()
             .map(|c| c.data_type.clone())
             .collect();
-        let mut bucket_key = Vec::new();
-        for k in d.effective_bucket_keys() {
-            bucket_key.push(d.schema.column_index(&k).ok_or_else(|| {
-                Error::invalid(format!(
-                    "bucket key '{k}' of table '{}' is not a column",
-                    table.path()
-                ))
-            })?);
-        }
-        let bucket_types = bucket_key.iter().map(|i| types[*i].clone()).collect();
+        let keys =
+            crate::row::TableKeys::of(d).map_err(|e| crate::client::name_table(e, table.path()))?;
         let config = table.conn.config().writer.clone();
         let batch_size = config.batch_size;
         let names = d.schema.column_names();
@@ -104,8 +95,7 @@ impl AppendWriter {
             table,
             schema,
             types,
-            bucket_key,
-            bucket_types,
+            keys,
             batch_size,
             handle,
         })
@@ -129,16 +119,19 @@ impl AppendWriter {
             Some(p) => Some(p.of_batch(path, &batch)?),
             None => None,
         };
-        let buckets = if self.bucket_key.is_empty() {
-            None
-        } else {
-            let keys = crate::row::key::encode_keys_from_batch(
-                &batch,
-                &self.bucket_key,
-                &self.bucket_types,
-            )
-            .map_err(|e| crate::client::name_table(e, path))?;
-            Some(keys.iter().map(|k| fluss_bucket(k, self.buckets)).collect())
+        let buckets = match self.keys.bucket_key() {
+            None => None,
+            Some(encoder) => {
+                let keys = encoder
+                    .encode_batch(&batch)
+                    .map_err(|e| crate::client::name_table(e, path))?;
+                Some(
+                    keys.iter()
+                        .map(|k| self.keys.bucket_of(k, self.buckets))
+                        .collect::<Result<Vec<i32>>>()
+                        .map_err(|e| crate::client::name_table(e, path))?,
+                )
+            }
         };
         pieces_from_batch(&batch, partitions, buckets, self.batch_size)
     }
@@ -210,5 +203,21 @@ impl AppendWriter {
     /// Flushes and stops the writer; later writes fail with [`crate::ErrorKind::Closed`].
     pub async fn close(&self) -> Result<()> {
         self.handle.close().await
+    }
+
+    /// Stops the writer at once, without waiting for the server: for a caller that will write
+    /// the rows again anyway, e.g. a stream processor that is cancelled and will restore from
+    /// its last checkpoint, where [`AppendWriter::close`] would wait for acknowledgements nobody
+    /// needs (up to the delivery timeout while a server is unreachable).
+    ///
+    /// Every write not acknowledged yet (queued, being encoded, or sent and unanswered) fails
+    /// with [`crate::ErrorKind::Closed`] saying it was discarded by an abort: it may or may not
+    /// have reached the table (a batch already sent can still be appended). Writes acknowledged
+    /// before stay written. Its buffered bytes are released, a pending `flush` or `close` fails
+    /// the same way, and later calls fail with [`crate::ErrorKind::Closed`]. The writer's id
+    /// goes with it: a new writer gets a new one. Returns once the writer has stopped; calling
+    /// it again, or after `close`, does nothing.
+    pub async fn abort(&self) {
+        self.handle.abort().await
     }
 }

@@ -10,6 +10,12 @@
 //! connections in that order. A failed batch goes back to its place in its bucket's queue, and
 //! a bucket with a batch to resend sends only that batch until it is acknowledged, so a retried
 //! batch is never overtaken by a later one and sequence numbers stay contiguous.
+//!
+//! An abort ([`WriterHandle::abort`]) is not a command of the ordered channel: it must be heard
+//! while the task waits on the network (a writer id, a partition id, a leader check) or behind
+//! queued writes. It comes through a watch channel both tasks select on; the writer task then
+//! drops whatever it was waiting for and fails every unacknowledged write with
+//! [`ErrorKind::Closed`].
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +25,7 @@ use std::time::{Duration, Instant};
 use arrow_array::RecordBatch;
 use bytes::Bytes;
 use std::future::Future;
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 
 use super::bucket::BucketAssigner;
 use super::future::{Tracker, WriteFuture};
@@ -45,6 +51,14 @@ use crate::{Error, ErrorKind, Result};
 pub(crate) const NO_WRITER_ID: i64 = -1;
 /// No batch sequence.
 pub(crate) const NO_BATCH_SEQUENCE: i32 = -1;
+
+/// A batch unanswered for this long makes the writer ask whether its bucket's leader moved; if
+/// it did, the batch is sent to the new leader without waiting for the old one's answer. A
+/// leader that is alive but does not answer (frozen, partitioned) keeps its connection open, so
+/// without this its buckets would wait the whole request timeout after leadership had moved.
+/// Idempotence makes the resend safe: the new leader answers a batch it already has (it was
+/// replicated before the freeze) as a duplicate, with its original offsets.
+const LEADER_CHECK_AFTER: Duration = Duration::from_secs(2);
 
 /// One KV record: encoded key and row, or no row for a delete.
 #[derive(Debug, Clone)]
@@ -92,6 +106,8 @@ pub(crate) enum WriteKind {
     Kv { target_columns: Option<Vec<i32>> },
 }
 
+/// What the writer task is asked through its ordered channel. An abort is not one of these:
+/// see the module docs.
 enum Command {
     Write {
         pieces: Vec<Piece>,
@@ -101,12 +117,17 @@ enum Command {
     Close(oneshot::Sender<Result<()>>),
 }
 
-/// The handle side: submit writes, flush, close.
+/// The handle side: submit writes, flush, close, abort.
 pub(crate) struct WriterHandle {
     tx: mpsc::UnboundedSender<Command>,
     buffered: Arc<AtomicUsize>,
     capacity: Arc<Notify>,
     buffer_memory: usize,
+    /// Set to `true` by [`WriterHandle::abort`]; the writer task and its dispatcher watch it.
+    abort: watch::Sender<bool>,
+    /// Its sender lives in the writer task: closed once the task has stopped (closed, aborted,
+    /// or its runtime shut down).
+    stopped: watch::Receiver<()>,
 }
 
 impl WriterHandle {
@@ -124,6 +145,8 @@ impl WriterHandle {
         let (dispatch_tx, dispatch_rx) = mpsc::unbounded_channel();
         let buffered = Arc::new(AtomicUsize::new(0));
         let capacity = Arc::new(Notify::new());
+        let (abort, abort_rx) = watch::channel(false);
+        let (stopped_tx, stopped) = watch::channel(());
         let buckets = table.info.descriptor.bucket_count.unwrap_or(1).max(1);
         let dispatcher = Dispatcher {
             conn: table.conn.clone(),
@@ -137,7 +160,9 @@ impl WriterHandle {
                 .as_millis()
                 .min(i32::MAX as u128) as i32,
             request_max_size: config.request_max_size,
+            server_frame_limit: AtomicUsize::new(usize::MAX),
             events: events_tx.clone(),
+            abort: abort_rx.clone(),
         };
         let task = WriterTask {
             conn: table.conn.clone(),
@@ -159,6 +184,7 @@ impl WriterHandle {
             assigners: HashMap::new(),
             partition_ids: HashMap::new(),
             next_batch_id: 1,
+            next_send: 0,
             outstanding: BTreeSet::new(),
             flush_mark: 0,
             flush_waiters: Vec::new(),
@@ -167,6 +193,9 @@ impl WriterHandle {
             buffered: buffered.clone(),
             capacity: capacity.clone(),
             closing: false,
+            accepting: None,
+            abort: abort_rx,
+            _stopped: stopped_tx,
         };
         handle.spawn(dispatcher.run(dispatch_rx));
         let buffer_memory = task.config.buffer_memory;
@@ -176,7 +205,18 @@ impl WriterHandle {
             buffered,
             capacity,
             buffer_memory,
+            abort,
+            stopped,
         })
+    }
+
+    /// The error of a call made after the writer task stopped.
+    fn stopped_error(&self) -> Error {
+        if *self.abort.borrow() {
+            Error::new(ErrorKind::Closed, "the writer was aborted")
+        } else {
+            closed_error()
+        }
     }
 
     /// Queues a write made of `pieces`; the future resolves at ack.
@@ -191,7 +231,7 @@ impl WriterHandle {
         if self.tx.send(Command::Write { pieces, tracker }).is_err() {
             self.buffered.fetch_sub(size, Ordering::AcqRel);
             metrics::gauge!(crate::metrics::CLIENT_WRITER_BUFFERED_BYTES).decrement(size as f64);
-            return WriteFuture::failed(closed_error());
+            return WriteFuture::failed(self.stopped_error());
         }
         fut
     }
@@ -224,8 +264,8 @@ impl WriterHandle {
         let (tx, rx) = oneshot::channel();
         self.tx
             .send(Command::Flush(tx))
-            .map_err(|_| closed_error())?;
-        rx.await.map_err(|_| closed_error())?
+            .map_err(|_| self.stopped_error())?;
+        rx.await.map_err(|_| self.stopped_error())?
     }
 
     /// Flushes and stops the writer task.
@@ -236,6 +276,27 @@ impl WriterHandle {
         }
         rx.await.unwrap_or(Ok(()))
     }
+
+    /// Stops the writer task at once, without waiting for any answer, and returns once it has
+    /// stopped. Every write not acknowledged yet (queued, being encoded, or sent and
+    /// unanswered) fails with [`ErrorKind::Closed`] saying it was discarded; its buffered bytes
+    /// are released; a pending flush or close gets that error too; later calls fail
+    /// [`ErrorKind::Closed`]. A batch already sent may still be appended by the server (its
+    /// answer is ignored). Calling it again, or after a close, does nothing.
+    pub(crate) async fn abort(&self) {
+        self.abort.send_replace(true);
+        let mut stopped = self.stopped.clone();
+        // Never sent on: ends with an error once the task dropped its sender.
+        while stopped.changed().await.is_ok() {}
+    }
+}
+
+/// Resolves once an abort was requested; never, when the handle went away without one (the
+/// closed command channel then closes the writer as usual).
+async fn abort_requested(abort: &mut watch::Receiver<bool>) {
+    if abort.wait_for(|aborted| *aborted).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// How long a write keeps retrying PARTITION_NOT_EXISTS for a partition the metadata named.
@@ -243,6 +304,18 @@ const NEW_PARTITION_GRACE: Duration = Duration::from_secs(10);
 
 fn closed_error() -> Error {
     Error::new(ErrorKind::Closed, "the writer is closed")
+}
+
+/// The error of every write an abort discarded.
+fn discarded_error(table: &crate::metadata::TablePath) -> Error {
+    Error::new(
+        ErrorKind::Closed,
+        format!(
+            "the write to table '{table}' was discarded by an abort of the writer before the \
+             server acknowledged it (it may or may not have been appended); write it again \
+             through a new writer if it is wanted"
+        ),
+    )
 }
 
 type QueueKey = (Option<i64>, i32);
@@ -266,6 +339,13 @@ struct Batch {
     first_sent: Option<Instant>,
     /// When it was last sent (its answer is awaited from then).
     last_sent: Option<Instant>,
+    /// Which send of the writer is in flight for it (0: none). Answers carry it, so the answer
+    /// to a send that was given up (the leader moved) is never taken for a later send's.
+    send: u64,
+    /// The server the in-flight send went to, once the dispatcher has routed it.
+    sent_to: Option<String>,
+    /// When it was last checked whether its bucket's leader is still `sent_to`.
+    leader_checked: Option<Instant>,
     /// The rows; taken when encoding starts.
     payload: Option<BatchPayload>,
     encoded: Encoded,
@@ -278,6 +358,9 @@ struct Batch {
     /// Its place in the bucket's sequence under the current writer id, from the first send
     /// until it is acknowledged (a retry keeps it; a new writer id clears it).
     position: Option<u64>,
+    /// The bucket's highest acknowledged position when it was last sent: an
+    /// OUT_OF_ORDER_SEQUENCE answer given before a later acknowledgement is stale.
+    acked_at_send: Option<u64>,
 }
 
 enum BatchPayload {
@@ -324,11 +407,19 @@ enum Woke {
 }
 
 enum Event {
-    /// The server's answer (or a send failure) for batch `id` of bucket `key`.
+    /// The server's answer (or a send failure) for send `send` of batch `id` of bucket `key`.
     Sent {
         key: QueueKey,
         id: u64,
+        send: u64,
         result: Result<()>,
+    },
+    /// Send `send` of batch `id` was put on the connection to `address`.
+    Routed {
+        key: QueueKey,
+        id: u64,
+        send: u64,
+        address: String,
     },
     /// Batch `id` of bucket `key` was encoded off the event loop.
     Encoded {
@@ -364,6 +455,8 @@ struct WriterTask {
     assigners: HashMap<Option<i64>, BucketAssigner>,
     partition_ids: HashMap<String, i64>,
     next_batch_id: u64,
+    /// The last send token given out (see [`Batch::send`]).
+    next_send: u64,
     outstanding: BTreeSet<u64>,
     flush_mark: u64,
     flush_waiters: Vec<(u64, oneshot::Sender<Result<()>>)>,
@@ -372,10 +465,94 @@ struct WriterTask {
     buffered: Arc<AtomicUsize>,
     capacity: Arc<Notify>,
     closing: bool,
+    /// The write [`WriterTask::accept`] is waiting on partition ids for, and its bytes: what an
+    /// abort in the middle of that wait must fail and release.
+    accepting: Option<(Arc<Tracker>, usize)>,
+    abort: watch::Receiver<bool>,
+    /// Dropped with the task: tells [`WriterHandle::abort`] that it has stopped.
+    _stopped: watch::Sender<()>,
 }
 
 impl WriterTask {
+    /// Serves the writer until it is closed or aborted. An abort drops [`WriterTask::serve`]
+    /// wherever it waits (every wait in it leaves the state whole, `accept`'s is recorded in
+    /// `accepting`) and then discards what is left.
     async fn run(mut self) {
+        let mut abort = self.abort.clone();
+        let aborted = tokio::select! {
+            biased;
+            _ = abort_requested(&mut abort) => true,
+            _ = self.serve() => false,
+        };
+        if aborted {
+            self.discard_all();
+        }
+    }
+
+    /// Fails every write not acknowledged yet, and every flush and close waiting, with the
+    /// abort's error; releases their buffered bytes. The task stops right after, so answers
+    /// still to come for sent batches find nobody.
+    fn discard_all(&mut self) {
+        let e = discarded_error(self.table.path());
+        self.closing = true;
+        self.rx.close();
+        let mut trackers: Vec<Arc<Tracker>> = Vec::new();
+        let mut bytes = 0usize;
+        let mut batches = 0usize;
+        while let Ok(cmd) = self.rx.try_recv() {
+            match cmd {
+                Command::Write { pieces, tracker } => {
+                    bytes += pieces.iter().map(|p| p.size).sum::<usize>();
+                    trackers.push(tracker);
+                }
+                Command::Flush(tx) => self.flush_waiters.push((u64::MAX, tx)),
+                Command::Close(tx) => self.close_waiters.push(tx),
+            }
+        }
+        if let Some((tracker, size)) = self.accepting.take() {
+            bytes += size;
+            trackers.push(tracker);
+        }
+        for (_, q) in self.queues.drain() {
+            for b in q.batches.into_iter().chain(q.in_flight) {
+                batches += 1;
+                bytes += b.bytes;
+                trackers.extend(b.trackers);
+            }
+        }
+        metrics::gauge!(crate::metrics::CLIENT_WRITER_IN_FLIGHT_BATCHES)
+            .decrement(self.in_flight as f64);
+        self.in_flight = 0;
+        self.encoding = 0;
+        self.outstanding.clear();
+        let discarded = !trackers.is_empty();
+        if discarded {
+            tracing::info!(
+                table = %self.table.path(),
+                batches,
+                bytes,
+                "writer aborted: unacknowledged writes discarded"
+            );
+        }
+        for t in trackers {
+            t.complete(Err(e.clone()));
+        }
+        // Wakes `ready` waiters too (the closed channel lets them go).
+        self.release(bytes);
+        let answer = if discarded {
+            Err(e)
+        } else {
+            self.first_error.take().map_or(Ok(()), Err)
+        };
+        for (_, tx) in self.flush_waiters.drain(..) {
+            let _ = tx.send(answer.clone());
+        }
+        for tx in self.close_waiters.drain(..) {
+            let _ = tx.send(answer.clone());
+        }
+    }
+
+    async fn serve(&mut self) {
         loop {
             if !self.writer_id_ready || (self.renew_writer_id && self.in_flight == 0) {
                 self.init_writer_id().await;
@@ -422,9 +599,92 @@ impl WriterTask {
                     self.close_waiters.push(tx);
                     self.start_closing();
                 }
-                Woke::Event(Event::Sent { key, id, result }) => self.on_outcome(key, id, result),
+                Woke::Event(Event::Sent {
+                    key,
+                    id,
+                    send,
+                    result,
+                }) => self.on_outcome(key, id, send, result),
+                Woke::Event(Event::Routed {
+                    key,
+                    id,
+                    send,
+                    address,
+                }) => self.on_routed(key, id, send, address),
                 Woke::Event(Event::Encoded { key, id, result }) => self.on_encoded(key, id, result),
                 Woke::Timer => {}
+            }
+            self.resend_after_leader_moves(Instant::now()).await;
+        }
+    }
+
+    fn on_routed(&mut self, key: QueueKey, id: u64, send: u64, address: String) {
+        if let Some(b) = self.queues.get_mut(&key).and_then(|q| {
+            q.in_flight
+                .iter_mut()
+                .find(|b| b.id == id && b.send == send)
+        }) {
+            b.sent_to = Some(address);
+        }
+    }
+
+    /// For buckets whose batches have waited [`LEADER_CHECK_AFTER`] for an answer: asks whether
+    /// the bucket's leader moved away from the server they were sent to, and if it did, gives
+    /// up those sends and queues the batches again (in sequence order, for the new leader).
+    async fn resend_after_leader_moves(&mut self, now: Instant) {
+        // Called after every event: nothing in flight, nothing to look at.
+        if self.in_flight == 0 {
+            return;
+        }
+        let mut due: Vec<(QueueKey, String)> = Vec::new();
+        for (key, q) in self.queues.iter_mut() {
+            for b in q.in_flight.iter_mut() {
+                if b.leader_checked
+                    .is_none_or(|t| now < t + LEADER_CHECK_AFTER)
+                {
+                    continue;
+                }
+                b.leader_checked = Some(now);
+                if let Some(address) = &b.sent_to {
+                    if !due.iter().any(|(k, a)| k == key && a == address) {
+                        due.push((*key, address.clone()));
+                    }
+                }
+            }
+        }
+        let table_id = self.table.info.table_id;
+        for (key, address) in due {
+            if !self
+                .conn
+                .leader_moved_from(table_id, key.0, key.1, &address)
+                .await
+            {
+                continue;
+            }
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
+            let (gone, kept): (VecDeque<Batch>, VecDeque<Batch>) = q
+                .in_flight
+                .drain(..)
+                .partition(|b| b.sent_to.as_deref() == Some(address.as_str()));
+            q.in_flight = kept;
+            tracing::warn!(
+                table = %self.table.path(),
+                bucket = key.1,
+                partition_id = ?key.0,
+                server = %address,
+                batches = gone.len(),
+                "the bucket's leader moved while its batches were unanswered; sending them to the new leader"
+            );
+            for mut b in gone {
+                self.in_flight -= 1;
+                metrics::gauge!(crate::metrics::CLIENT_WRITER_IN_FLIGHT_BATCHES).decrement(1.0);
+                b.send = 0;
+                b.sent_to = None;
+                b.retry_at = Some(now);
+                b.attempts += 1;
+                q.requeue(b);
             }
         }
     }
@@ -527,18 +787,27 @@ impl WriterTask {
     }
 
     async fn accept(&mut self, pieces: Vec<Piece>, tracker: Arc<Tracker>) {
-        for piece in pieces {
-            let partition_id = match &piece.partition {
-                None => None,
-                Some((name, spec)) => match self.partition_id(name, spec).await {
-                    Ok(id) => Some(id),
-                    Err(e) => {
-                        self.release(piece.size);
-                        self.record_error(&e);
-                        tracker.complete(Err(e));
-                        continue;
-                    }
-                },
+        // The partition ids first: they are the only waits of a write, and an abort may stop
+        // the task in one of them (`accepting` then says what to fail and release).
+        let size: usize = pieces.iter().map(|p| p.size).sum();
+        self.accepting = Some((tracker.clone(), size));
+        let mut partition_ids = Vec::with_capacity(pieces.len());
+        for piece in &pieces {
+            partition_ids.push(match &piece.partition {
+                None => Ok(None),
+                Some((name, spec)) => self.partition_id(name, spec).await.map(Some),
+            });
+        }
+        self.accepting = None;
+        for (piece, partition_id) in pieces.into_iter().zip(partition_ids) {
+            let partition_id = match partition_id {
+                Ok(id) => id,
+                Err(e) => {
+                    self.release(piece.size);
+                    self.record_error(&e);
+                    tracker.complete(Err(e));
+                    continue;
+                }
             };
             let sticky = piece.bucket.is_none();
             let bucket = match piece.bucket {
@@ -603,6 +872,9 @@ impl WriterTask {
                 created: Instant::now(),
                 first_sent: None,
                 last_sent: None,
+                send: 0,
+                sent_to: None,
+                leader_checked: None,
                 payload: Some(match piece.payload {
                     PiecePayload::Arrow(_) => BatchPayload::Arrow(Vec::new()),
                     PiecePayload::Kv(_) => BatchPayload::Kv(Vec::new()),
@@ -614,6 +886,7 @@ impl WriterTask {
                 retry_at: None,
                 full: false,
                 position: None,
+                acked_at_send: None,
             });
         }
         // Never taken: a batch was just ensured.
@@ -659,6 +932,11 @@ impl WriterTask {
             if q.in_flight.is_empty() {
                 if let Some(at) = q.batches.front().and_then(|b| b.retry_at) {
                     consider(at);
+                }
+            }
+            for b in &q.in_flight {
+                if let Some(t) = b.leader_checked {
+                    consider(t + LEADER_CHECK_AFTER);
                 }
             }
         }
@@ -782,10 +1060,16 @@ impl WriterTask {
                     Ok(bytes) => {
                         batch.first_sent.get_or_insert(now);
                         batch.last_sent = Some(now);
+                        batch.acked_at_send = q.last_acked;
                         batch.retry_at = None;
+                        self.next_send += 1;
+                        batch.send = self.next_send;
+                        batch.sent_to = None;
+                        batch.leader_checked = Some(now);
                         to_send.push(Outgoing {
                             key: *key,
                             id: batch.id,
+                            send: batch.send,
                             bytes,
                         });
                         q.in_flight.push_back(batch);
@@ -834,11 +1118,17 @@ impl WriterTask {
         }
     }
 
-    fn on_outcome(&mut self, key: QueueKey, id: u64, result: Result<()>) {
+    fn on_outcome(&mut self, key: QueueKey, id: u64, send: u64, result: Result<()>) {
         let Some(q) = self.queues.get_mut(&key) else {
             return;
         };
-        let Some(at) = q.in_flight.iter().position(|b| b.id == id) else {
+        // The answer to a send that was given up (its batch went to a new leader) finds no
+        // in-flight send of that token and is dropped: it says nothing about the later send.
+        let Some(at) = q
+            .in_flight
+            .iter()
+            .position(|b| b.id == id && b.send == send)
+        else {
             return;
         };
         let Some(mut batch) = q.in_flight.remove(at) else {
@@ -874,10 +1164,16 @@ impl WriterTask {
         let idempotent = self.writer_id != NO_WRITER_ID;
         // OUT_OF_ORDER_SEQUENCE for a batch that is not the next one the server expects means
         // an earlier batch of the bucket did not get in (yet): send it again after that one.
-        // For the next expected batch it means the server lost this writer's state.
+        // So does one for a batch that became the next one only after it was sent (an earlier
+        // batch was acknowledged since): the answer predates that acknowledgement (Fluss's
+        // #4125, the Rust client's #4238). For the next expected batch, with no acknowledgement
+        // since its send, it means the server lost this writer's state.
         let expected_next = q.last_acked.map_or(0, |l| l + 1);
         let out_of_order = code == Some(codes::OUT_OF_ORDER_SEQUENCE_EXCEPTION);
-        let behind_a_failure = out_of_order && idempotent && batch.position != Some(expected_next);
+        let acked_since_send = q.last_acked != batch.acked_at_send;
+        let behind_a_failure = out_of_order
+            && idempotent
+            && (batch.position != Some(expected_next) || acked_since_send);
         let elapsed = batch.first_sent.map_or(Duration::ZERO, |t| t.elapsed());
         // A partition the coordinator already reported can still be unknown to its
         // tablet server for a moment (Fluss creates the replicas asynchronously), so
@@ -1070,6 +1366,8 @@ fn stamp(kind: &WriteKind, encoded: &mut Encoded, writer_id: i64, sequence: i32)
 struct Outgoing {
     key: QueueKey,
     id: u64,
+    /// The batch's send token ([`Batch::send`]).
+    send: u64,
     bytes: Bytes,
 }
 
@@ -1085,14 +1383,91 @@ struct Dispatcher {
     acks: i32,
     timeout_ms: i32,
     request_max_size: usize,
+    /// The request frame limit a server reported when it refused one of this writer's
+    /// requests for its size (`netty.server.max-request-size`), `usize::MAX` until then:
+    /// later requests are cut below it.
+    server_frame_limit: AtomicUsize,
     events: mpsc::UnboundedSender<Event>,
+    /// The writer's abort flag ([`WriterHandle::abort`]).
+    abort: watch::Receiver<bool>,
+}
+
+/// Fluss's server option that bounds one request frame (`netty.server.max-request-size`).
+pub(crate) const SERVER_MAX_REQUEST_SIZE_OPTION: &str = "netty.server.max-request-size";
+
+/// A server's refusal of a request frame for its size, read from the error that closed the
+/// connection: the refused frame's length (without its 4-byte length prefix) and the limit it
+/// broke, in the same terms.
+///
+/// The embedded server sends a SERVER_FAILURE (CORRUPT_MESSAGE) "frame of N bytes exceeds the
+/// maximum frame size of M bytes", N and M without the prefix. Fluss's Netty frame decoder
+/// fails with a TooLongFrameException, sent as a SERVER_FAILURE (UNKNOWN_SERVER_ERROR) whose
+/// message is its stack trace: "Adjusted frame length exceeds M: N - discarded", N counting the
+/// prefix and M compared with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FrameRefusal {
+    /// The refused frame's length, prefix excluded.
+    pub frame_len: usize,
+    /// The largest frame length (prefix excluded) the server takes.
+    pub limit: usize,
+    /// The server's limit as its option states it.
+    pub option_value: usize,
+}
+
+/// The number right after `marker` in `text`.
+fn number_after(text: &str, marker: &str) -> Option<usize> {
+    let rest = &text[text.find(marker)? + marker.len()..];
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    digits.parse().ok()
+}
+
+impl FrameRefusal {
+    /// The refusal `e` reports, if it is one.
+    pub(crate) fn of(e: &Error) -> Option<FrameRefusal> {
+        let code = e.fluss_code()?;
+        let text = e.message();
+        if code == codes::CORRUPT_MESSAGE {
+            let frame_len = number_after(text, "frame of ")?;
+            let limit = number_after(text, "exceeds the maximum frame size of ")?;
+            return Some(FrameRefusal {
+                frame_len,
+                limit,
+                option_value: limit,
+            });
+        }
+        if code == codes::UNKNOWN_SERVER_ERROR && text.contains("TooLongFrameException") {
+            let marker = "frame length exceeds ";
+            let max = number_after(text, marker)?;
+            let after = &text[text.find(marker)? + marker.len()..];
+            let len = number_after(after, ": ")?;
+            let prefix = crate::rpc::frame::LENGTH_FIELD_SIZE;
+            return Some(FrameRefusal {
+                frame_len: len.checked_sub(prefix)?,
+                limit: max.checked_sub(prefix)?,
+                option_value: max,
+            });
+        }
+        None
+    }
 }
 
 impl Dispatcher {
+    /// Sends each round until the writer task goes away or an abort stops it (the rounds not
+    /// sent yet are dropped).
     async fn run(self, mut rounds: mpsc::UnboundedReceiver<Vec<Outgoing>>) {
+        let mut abort = self.abort.clone();
         let this = Arc::new(self);
-        while let Some(round) = rounds.recv().await {
-            this.clone().send_round(round).await;
+        let serve = async {
+            while let Some(round) = rounds.recv().await {
+                this.clone().send_round(round).await;
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = abort_requested(&mut abort) => {}
+            _ = serve => {}
         }
     }
 
@@ -1105,36 +1480,53 @@ impl Dispatcher {
                 .leader_node(self.table_id, item.key.0, item.key.1)
                 .await
             {
-                Ok(node) => match groups.iter_mut().find(|(a, _)| *a == node.address) {
-                    Some((_, v)) => v.push(item),
-                    None => groups.push((node.address, vec![item])),
-                },
+                Ok(node) => {
+                    let _ = self.events.send(Event::Routed {
+                        key: item.key,
+                        id: item.id,
+                        send: item.send,
+                        address: node.address.clone(),
+                    });
+                    match groups.iter_mut().find(|(a, _)| *a == node.address) {
+                        Some((_, v)) => v.push(item),
+                        None => groups.push((node.address, vec![item])),
+                    }
+                }
                 Err(e) => {
                     let _ = self.events.send(Event::Sent {
                         key: item.key,
                         id: item.id,
+                        send: item.send,
                         result: Err(e),
                     });
                 }
             }
         }
         for (address, items) in groups {
-            // Requests of at most request_max_size bytes (at least one batch each).
+            // Requests of at most request_max_size bytes (at least one batch each), and below
+            // a frame limit the server reported.
+            let frame_limit = self.server_frame_limit.load(Ordering::Relaxed);
             let mut chunk: Vec<Outgoing> = Vec::new();
             let mut chunk_bytes = 0usize;
+            // An upper bound of the chunk's frame length.
+            let mut chunk_frame = REQUEST_OVERHEAD;
             for item in items {
                 // A request carries a bucket at most once (its answer is per bucket); a second
                 // batch of the same bucket goes in the next request, sent right after.
                 let repeat = chunk.iter().any(|o| o.key == item.key);
                 if !chunk.is_empty()
-                    && (repeat || chunk_bytes + item.bytes.len() > self.request_max_size)
+                    && (repeat
+                        || chunk_bytes + item.bytes.len() > self.request_max_size
+                        || chunk_frame + item.bytes.len() + BUCKET_OVERHEAD > frame_limit)
                 {
                     self.clone()
                         .send_request(&address, std::mem::take(&mut chunk))
                         .await;
                     chunk_bytes = 0;
+                    chunk_frame = REQUEST_OVERHEAD;
                 }
                 chunk_bytes += item.bytes.len();
+                chunk_frame += item.bytes.len() + BUCKET_OVERHEAD;
                 chunk.push(item);
             }
             if !chunk.is_empty() {
@@ -1146,7 +1538,7 @@ impl Dispatcher {
     /// Queues one request on the connection to `address` and leaves the wait for its answer
     /// to a task of its own.
     async fn send_request(self: Arc<Self>, address: &str, items: Vec<Outgoing>) {
-        let ids: Vec<(QueueKey, u64)> = items.iter().map(|o| (o.key, o.id)).collect();
+        let ids: Vec<(QueueKey, u64, u64)> = items.iter().map(|o| (o.key, o.id, o.send)).collect();
         let api = match self.kind {
             WriteKind::Log { .. } => crate::rpc::ApiKey::ProduceLog.name(),
             WriteKind::Kv { .. } => crate::rpc::ApiKey::PutKv.name(),
@@ -1165,9 +1557,14 @@ impl Dispatcher {
             }
         };
         let this = self.clone();
+        let mut abort = self.abort.clone();
         let mut exchange = Box::pin(async move {
-            let result = this.request(&server, items).await;
-            this.report(&ids, result);
+            tokio::select! {
+                biased;
+                // After an abort nobody waits for the answer (a request is safe to drop).
+                _ = abort_requested(&mut abort) => {}
+                result = this.request(&server, items) => this.report(&ids, result),
+            }
         });
         // Poll once here: that puts the request frame on the connection's write queue (the
         // queue's waiters are served in order, so this holds even when it is full) before the
@@ -1180,20 +1577,21 @@ impl Dispatcher {
         }
     }
 
-    fn report(&self, ids: &[(QueueKey, u64)], result: Result<Vec<(QueueKey, Result<()>)>>) {
+    fn report(&self, ids: &[(QueueKey, u64, u64)], result: Result<Vec<(QueueKey, Result<()>)>>) {
         match result {
             Err(e) => {
-                for (key, id) in ids {
+                for (key, id, send) in ids {
                     let _ = self.events.send(Event::Sent {
                         key: *key,
                         id: *id,
+                        send: *send,
                         result: Err(e.clone()),
                     });
                 }
             }
             Ok(per_bucket) => {
                 let mut answered: HashMap<QueueKey, Result<()>> = per_bucket.into_iter().collect();
-                for (key, id) in ids {
+                for (key, id, send) in ids {
                     let result = answered.remove(key).unwrap_or_else(|| {
                         Err(Error::from_fluss(
                             codes::UNKNOWN_SERVER_ERROR,
@@ -1203,10 +1601,45 @@ impl Dispatcher {
                     let _ = self.events.send(Event::Sent {
                         key: *key,
                         id: *id,
+                        send: *send,
                         result,
                     });
                 }
             }
+        }
+    }
+
+    /// The request carrying `items`, as the table's write API wants it.
+    fn build(&self, items: &[Outgoing]) -> WriteRequest {
+        match &self.kind {
+            WriteKind::Log { .. } => WriteRequest::Log(ProduceLogRequest {
+                acks: self.acks,
+                table_id: self.table_id,
+                timeout_ms: self.timeout_ms,
+                buckets_req: items
+                    .iter()
+                    .map(|o| PbProduceLogReqForBucket {
+                        partition_id: o.key.0,
+                        bucket_id: o.key.1,
+                        records: o.bytes.clone(),
+                    })
+                    .collect(),
+            }),
+            WriteKind::Kv { target_columns } => WriteRequest::Kv(PutKvRequest {
+                acks: self.acks,
+                table_id: self.table_id,
+                timeout_ms: self.timeout_ms,
+                target_columns: target_columns.clone().unwrap_or_default(),
+                buckets_req: items
+                    .iter()
+                    .map(|o| PbPutKvReqForBucket {
+                        partition_id: o.key.0,
+                        bucket_id: o.key.1,
+                        records: o.bytes.clone(),
+                    })
+                    .collect(),
+                agg_mode: None,
+            }),
         }
     }
 
@@ -1223,51 +1656,150 @@ impl Dispatcher {
                 };
                 ((partition_id, bucket_id), r)
             };
-        match &self.kind {
-            WriteKind::Log { .. } => {
-                let req = ProduceLogRequest {
-                    acks: self.acks,
-                    table_id: self.table_id,
-                    timeout_ms: self.timeout_ms,
-                    buckets_req: items
-                        .into_iter()
-                        .map(|o| PbProduceLogReqForBucket {
-                            partition_id: o.key.0,
-                            bucket_id: o.key.1,
-                            records: o.bytes,
-                        })
-                        .collect(),
-                };
-                let resp = server.request(&req).await?;
-                Ok(resp
-                    .buckets_resp
+        let req = self.build(&items);
+        let frame_len = req.frame_len();
+        let answer = match &req {
+            WriteRequest::Log(req) => server.request(req).await.map(|resp| {
+                resp.buckets_resp
                     .into_iter()
                     .map(|r| per_bucket(r.partition_id, r.bucket_id, r.error_code, r.error_message))
-                    .collect())
-            }
-            WriteKind::Kv { target_columns } => {
-                let req = PutKvRequest {
-                    acks: self.acks,
-                    table_id: self.table_id,
-                    timeout_ms: self.timeout_ms,
-                    target_columns: target_columns.clone().unwrap_or_default(),
-                    buckets_req: items
-                        .into_iter()
-                        .map(|o| PbPutKvReqForBucket {
-                            partition_id: o.key.0,
-                            bucket_id: o.key.1,
-                            records: o.bytes,
-                        })
-                        .collect(),
-                    agg_mode: None,
-                };
-                let resp = server.request(&req).await?;
-                Ok(resp
-                    .buckets_resp
+                    .collect()
+            }),
+            WriteRequest::Kv(req) => server.request(req).await.map(|resp| {
+                resp.buckets_resp
                     .into_iter()
                     .map(|r| per_bucket(r.partition_id, r.bucket_id, r.error_code, r.error_message))
-                    .collect())
-            }
+                    .collect()
+            }),
+        };
+        drop(req);
+        let e = match answer {
+            Ok(per_bucket) => return Ok(per_bucket),
+            Err(e) => e,
+        };
+        let Some(refusal) = FrameRefusal::of(&e) else {
+            return Err(e);
+        };
+        if refusal.frame_len != frame_len {
+            // Another request on the same connection was refused (the server closed the
+            // connection for it): this one was not, and is sent again.
+            return Err(Error::network(format!(
+                "{} (the connection was closed for another request; {frame_len} bytes resent)",
+                e.message()
+            )));
+        }
+        // This request was too large. Later requests of this writer stay below the limit; each
+        // batch that fits a request of its own is sent again in one, and a batch that does not
+        // fails naming its size, the limit and the server option to raise (retrying cannot
+        // help it; a batch over the limit holds one row unless rows of one call share it).
+        self.server_frame_limit
+            .fetch_min(refusal.limit, Ordering::Relaxed);
+        Ok(items
+            .iter()
+            .map(|o| {
+                let alone = self.build(std::slice::from_ref(o)).frame_len();
+                let r = if alone > refusal.limit {
+                    Err(record_too_large(alone, o.bytes.len(), refusal))
+                } else {
+                    Err(Error::network(format!(
+                        "a request of {frame_len} bytes was over the server's limit of {} \
+                         bytes ({SERVER_MAX_REQUEST_SIZE_OPTION}); the batch of {} bytes is sent \
+                         again in a smaller request",
+                        refusal.option_value,
+                        o.bytes.len()
+                    )))
+                };
+                (o.key, r)
+            })
+            .collect())
+    }
+}
+
+/// The error for a batch that no request the server takes can carry.
+fn record_too_large(frame_len: usize, batch_len: usize, refusal: FrameRefusal) -> Error {
+    Error::from_fluss(
+        codes::RECORD_TOO_LARGE_EXCEPTION,
+        format!(
+            "a record batch of {batch_len} bytes (a request frame of {frame_len} bytes) is larger \
+             than the server's request limit of {} bytes; raise the server option \
+             {SERVER_MAX_REQUEST_SIZE_OPTION}, or write smaller rows (a batch this large holds \
+             a single row unless rows of one write share it)",
+            refusal.option_value
+        ),
+    )
+}
+
+/// Bytes a produce or put request adds around its buckets (header, table id, acks, timeout,
+/// target columns), with room to spare: a request is cut so that this plus its buckets stay
+/// below a frame limit the server reported.
+const REQUEST_OVERHEAD: usize = 1024;
+/// Bytes one bucket adds to a request besides its batch (field tags, lengths, ids), with room
+/// to spare.
+const BUCKET_OVERHEAD: usize = 64;
+
+/// One ProduceLog or PutKv request.
+enum WriteRequest {
+    Log(ProduceLogRequest),
+    Kv(PutKvRequest),
+}
+
+impl WriteRequest {
+    /// The length of its frame, length prefix excluded (as servers compare it with a limit).
+    fn frame_len(&self) -> usize {
+        use prost::Message;
+        let body = match self {
+            WriteRequest::Log(r) => r.encoded_len(),
+            WriteRequest::Kv(r) => r.encoded_len(),
+        };
+        crate::rpc::frame::REQUEST_HEADER_LENGTH + body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_refusals_of_both_servers_are_read() {
+        // The embedded server's refusal, as the client reports it.
+        let embedded = Error::from_fluss(
+            codes::CORRUPT_MESSAGE,
+            "frame of 2097160 bytes exceeds the maximum frame size of 1048576 bytes",
+        )
+        .context("server 127.0.0.1:9123 failed the connection");
+        assert_eq!(
+            FrameRefusal::of(&embedded),
+            Some(FrameRefusal {
+                frame_len: 2_097_160,
+                limit: 1_048_576,
+                option_value: 1_048_576,
+            })
+        );
+        // Fluss's: Netty's TooLongFrameException (its length counts the 4-byte prefix) as the
+        // stack trace of an UNKNOWN_SERVER_ERROR.
+        let fluss = Error::from_fluss(
+            codes::UNKNOWN_SERVER_ERROR,
+            "org.apache.fluss.shaded.netty4.io.netty.handler.codec.TooLongFrameException: \
+             Adjusted frame length exceeds 104857600: 209715212 - discarded\n\tat org.apache...",
+        );
+        assert_eq!(
+            FrameRefusal::of(&fluss),
+            Some(FrameRefusal {
+                frame_len: 209_715_208,
+                limit: 104_857_596,
+                option_value: 104_857_600,
+            })
+        );
+        // Other failures are not refusals for size.
+        for e in [
+            Error::from_fluss(codes::CORRUPT_MESSAGE, "bad CRC in batch"),
+            Error::from_fluss(
+                codes::UNKNOWN_SERVER_ERROR,
+                "java.lang.NullPointerException",
+            ),
+            Error::network("frame of 10 bytes exceeds the maximum frame size of 5 bytes"),
+        ] {
+            assert_eq!(FrameRefusal::of(&e), None, "{e}");
         }
     }
 }

@@ -14,6 +14,19 @@
 //! concatenated first; see [`crate::record::build_arrow_log_batch_from_parts`]). The bytes buffered per writer are bounded by
 //! `buffer_memory` ([`AppendWriter::ready`] waits for room).
 //!
+//! A request frame larger than the server's `netty.server.max-request-size` is refused by the
+//! server, which closes the connection. As Fluss's Java client, the writer does not refuse a
+//! large row by itself (`client.writer.request-max-size` only bounds how many batches go in one
+//! request, and a single batch larger than it is sent alone), so the limit is learned from the
+//! refusal: a batch that is over it even alone fails at once with
+//! [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) (Fluss code
+//! RECORD_TOO_LARGE_EXCEPTION) naming its size, the limit and the option, and is not retried;
+//! the other batches of the refused request, and those of other requests the closed connection
+//! carried, are sent again (in requests below the limit) and land once, in order. Such a batch
+//! holds only the too-large row unless rows of the same write call share it (a call's rows are
+//! cut into batch-sized pieces by their average size); the rows of a call in other batches are
+//! written, and the call's future fails with that error, as for any failed batch.
+//!
 //! DELETE and UPDATE by condition ([`crate::client::Table::delete_where`],
 //! [`crate::client::Table::update_where`] with [`Assignments`]) read the matching rows and
 //! write them through an [`UpsertWriter`] (module `modify`).

@@ -10,26 +10,21 @@ use super::route::{conform_column, Partitioning};
 use super::WriteFuture;
 use crate::client::Table;
 use crate::metadata::DataType;
-use crate::row::bucketing::fluss_bucket;
 use crate::row::Datum;
 use crate::{Error, Result};
 
-/// Writes to a primary-key table: each row is encoded as a CompactedRow, keyed by the
-/// CompactedKeyEncoder bytes of its primary key (minus partition columns), and routed to the
-/// bucket of its bucket key. With partial-update columns, upserts change only those columns.
+/// Writes to a primary-key table: each row is encoded as a CompactedRow, keyed by the bytes of
+/// its primary key (minus partition columns), and routed to the bucket of its bucket key; key
+/// bytes and buckets are the table's [`crate::row::TableKeys`] (Fluss's, or its lake format's). With partial-update columns, upserts change only those columns.
 pub struct UpsertWriter {
     table: Table,
     schema: SchemaRef,
     types: Vec<DataType>,
     names: Vec<String>,
-    /// Primary-key columns used in the encoded key (the PK minus partition keys).
-    key_cols: Vec<usize>,
-    key_types: Vec<DataType>,
     /// All primary-key columns (checked for nulls).
     pk_cols: Vec<usize>,
-    bucket_cols: Vec<usize>,
-    bucket_types: Vec<DataType>,
-    bucket_is_key: bool,
+    /// The primary-key and bucket-key encoders and the bucketing.
+    keys: crate::row::TableKeys,
     partitioning: Option<Partitioning>,
     target: Option<HashSet<usize>>,
     buckets: i32,
@@ -72,17 +67,10 @@ impl UpsertWriter {
         for k in &pk {
             pk_cols.push(index(k, "primary key column")?);
         }
-        let key_cols: Vec<usize> = pk
-            .iter()
-            .zip(&pk_cols)
-            .filter(|(k, _)| !d.partition_keys.contains(k))
-            .map(|(_, i)| *i)
-            .collect();
-        let mut bucket_cols = Vec::new();
         for k in d.effective_bucket_keys() {
-            bucket_cols.push(index(&k, "bucket key")?);
+            index(&k, "bucket key")?;
         }
-        let bucket_is_key = bucket_cols == key_cols;
+        let keys = crate::row::TableKeys::of(d).map_err(|e| crate::client::name_table(e, &path))?;
         let target = match partial_columns {
             None => None,
             Some(names) => {
@@ -118,17 +106,13 @@ impl UpsertWriter {
         let handle = WriterHandle::start(&table, WriteKind::Kv { target_columns }, config)?;
         Ok(UpsertWriter {
             schema: d.schema.to_arrow(),
-            key_types: key_cols.iter().map(|i| types[*i].clone()).collect(),
-            bucket_types: bucket_cols.iter().map(|i| types[*i].clone()).collect(),
             partitioning: Partitioning::of(&table)?,
             buckets: d.bucket_count.unwrap_or(1).max(1),
             table,
             types,
             names,
-            key_cols,
             pk_cols,
-            bucket_cols,
-            bucket_is_key,
+            keys,
             target,
             batch_size,
             handle,
@@ -340,19 +324,26 @@ impl UpsertWriter {
                         .map_err(|e| crate::client::name_table(e, path))?,
                 )
             };
-            let key_values: Vec<Datum> = self.key_cols.iter().map(|i| row[*i].clone()).collect();
-            let key = crate::row::key::encode_key(&self.key_types, &key_values)
+            let (primary, bucket_key) = match (self.keys.primary(), self.keys.bucket_key()) {
+                (Some(p), Some(b)) => (p, b),
+                _ => return Err(Error::internal("a primary-key table without key encoders")),
+            };
+            let key = primary
+                .encode_row(row)
                 .map_err(|e| crate::client::name_table(e, path))?;
             let bucket_bytes;
-            let bk: &[u8] = if self.bucket_is_key {
+            let bk: &[u8] = if self.keys.bucket_is_primary() {
                 &key
             } else {
-                let vals: Vec<Datum> = self.bucket_cols.iter().map(|i| row[*i].clone()).collect();
-                bucket_bytes = crate::row::key::encode_key(&self.bucket_types, &vals)
+                bucket_bytes = bucket_key
+                    .encode_row(row)
                     .map_err(|e| crate::client::name_table(e, path))?;
                 &bucket_bytes
             };
-            let bucket = fluss_bucket(bk, self.buckets);
+            let bucket = self
+                .keys
+                .bucket_of(bk, self.buckets)
+                .map_err(|e| crate::client::name_table(e, path))?;
             let partition = match &self.partitioning {
                 Some(p) => Some(p.of_datums(path, row)?),
                 None => None,
@@ -402,5 +393,21 @@ impl UpsertWriter {
     /// Flushes and stops the writer.
     pub async fn close(&self) -> Result<()> {
         self.handle.close().await
+    }
+
+    /// Stops the writer at once, without waiting for the server: for a caller that will write
+    /// the rows again anyway, e.g. a stream processor that is cancelled and will restore from
+    /// its last checkpoint, where [`UpsertWriter::close`] would wait for acknowledgements nobody
+    /// needs (up to the delivery timeout while a server is unreachable).
+    ///
+    /// Every write not acknowledged yet (queued, being encoded, or sent and unanswered) fails
+    /// with [`crate::ErrorKind::Closed`] saying it was discarded by an abort: it may or may not
+    /// have reached the table (a batch already sent can still be appended). Writes acknowledged
+    /// before stay written. Its buffered bytes are released, a pending `flush` or `close` fails
+    /// the same way, and later calls fail with [`crate::ErrorKind::Closed`]. The writer's id
+    /// goes with it: a new writer gets a new one. Returns once the writer has stopped; calling
+    /// it again, or after `close`, does nothing.
+    pub async fn abort(&self) {
+        self.handle.abort().await
     }
 }

@@ -402,6 +402,49 @@ pub async fn await_leaders(conn: &Connection, path: &TablePath, d: &TableDescrip
 // Raw reads (FetchLog / Lookup), to check what writers wrote without the scanners.
 
 /// `id INT NOT NULL, name STRING`.
+/// How the server answers one FetchLog of bucket 0 of `table` at `offset` (no wait, 1 MiB),
+/// asserted free of errors: `Some(n)` when it listed `n` remote segments (then with no records),
+/// `None` when it answered from its local log. For the tiering tests.
+pub async fn remote_segments_at(conn: &Connection, table: &Table, offset: i64) -> Option<usize> {
+    let req = FetchLogRequest {
+        follower_server_id: -1,
+        max_bytes: 1 << 20,
+        tables_req: vec![PbFetchLogReqForTable {
+            table_id: table.info().table_id,
+            projection_pushdown_enabled: false,
+            projected_fields: vec![],
+            buckets_req: vec![PbFetchLogReqForBucket {
+                partition_id: None,
+                bucket_id: 0,
+                fetch_offset: offset,
+                max_fetch_bytes: 1 << 20,
+            }],
+            filter_predicate: None,
+            filter_schema_id: None,
+        }],
+        max_wait_ms: Some(0),
+        min_bytes: Some(0),
+        read_preference: None,
+    };
+    let resp = conn
+        .request_leader(table.info().table_id, None, 0, &req)
+        .await
+        .unwrap();
+    let b = &resp.tables_resp[0].buckets_resp[0];
+    assert_eq!(
+        b.error_code.unwrap_or(0),
+        0,
+        "FetchLog at offset {offset}: {:?}",
+        b.error_message
+    );
+    let info = b.remote_log_fetch_info.as_ref()?;
+    assert!(
+        b.records.as_ref().is_none_or(|r| r.is_empty()),
+        "FetchLog at offset {offset} answered remote segments and records"
+    );
+    Some(info.remote_log_segments.len())
+}
+
 pub fn log_schema() -> Schema {
     Schema::builder()
         .column("id", DataType::int().not_null())

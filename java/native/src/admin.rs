@@ -4,12 +4,12 @@ use jni::objects::{JClass, JIntArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jlongArray, jobject, jobjectArray, jvalue, JNI_FALSE};
 use jni::JNIEnv;
 use riverlet::blocking;
-use riverlet::client::OffsetSpec;
+use riverlet::client::{ConfigChange, OffsetSpec};
 use riverlet::metadata::{PartitionSpec, TableDescriptor, TableInfo, TableOptions, TablePath};
 
 use crate::convert::{
-    export_schema, import_schema, int_array, new_long_array, new_string_array, opt_string, pairs,
-    string, string_array,
+    export_schema, import_schema, int_array, new_long_array, new_opt_string_array,
+    new_string_array, opt_string, pairs, string, string_array,
 };
 use crate::handles::{borrow, free};
 use crate::jvm::{cache, entry, JniResult};
@@ -262,6 +262,86 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_listTables<'l>(
     })
 }
 
+/// Adds ACLs given as groups of (resource, principal, operation, host; "" = every host).
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_createAcls<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    flat: JObjectArray<'l>,
+) {
+    entry(&mut env, (), |env| {
+        let flat = string_array(env, &flat, "acls")?.unwrap_or_default();
+        let bindings = flat
+            .chunks(4)
+            .map(|c| match c {
+                [r, p, o, host] => riverlet::acl::AclBinding::parse(r, p, o, Some(host)),
+                _ => Err(riverlet::Error::invalid("acls: groups of 4 texts expected")),
+            })
+            .collect::<riverlet::Result<Vec<_>>>()?;
+        Ok(admin(h)?.create_acls(&bindings)?)
+    })
+}
+
+/// The ACL filter of (resource, principal, operation, host, permission); "" matches all.
+fn acl_filter(env: &mut JNIEnv<'_>, f: &JObjectArray<'_>) -> JniResult<riverlet::acl::AclFilter> {
+    let f = string_array(env, f, "filter")?.unwrap_or_default();
+    let part = |i: usize| f.get(i).map(String::as_str);
+    Ok(riverlet::acl::AclFilter::parse(
+        part(0),
+        part(1),
+        part(2),
+        part(3),
+        part(4),
+    )?)
+}
+
+/// ACL bindings as groups of (resource, principal, operation, host, permission).
+fn acl_texts(bindings: &[riverlet::acl::AclBinding]) -> Vec<String> {
+    bindings
+        .iter()
+        .flat_map(|b| {
+            [
+                b.resource.text(),
+                b.principal.to_string(),
+                b.operation.to_string(),
+                b.host.clone(),
+                b.permission.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// The ACLs matching a filter.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_listAcls<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    filter: JObjectArray<'l>,
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let f = acl_filter(env, &filter)?;
+        let found = admin(h)?.list_acls(&f)?;
+        Ok(new_string_array(env, &acl_texts(&found))?.into_raw())
+    })
+}
+
+/// Removes the ACLs matching a filter and returns them.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_dropAcls<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    filter: JObjectArray<'l>,
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let f = acl_filter(env, &filter)?;
+        let gone = admin(h)?.drop_acls(&[f])?;
+        Ok(new_string_array(env, &acl_texts(&gone))?.into_raw())
+    })
+}
+
 /// Whether a table exists.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_tableExists<'l>(
@@ -398,5 +478,196 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_listOffsets<'l>(
             .flat_map(|(b, o)| [i64::from(*b), *o])
             .collect();
         Ok(new_long_array(env, &flat)?.into_raw())
+    })
+}
+
+/// Producer offsets from the JVM's flat groups of (table id, has partition 0/1, partition id,
+/// bucket, offset).
+fn producer_offsets(
+    flat: &[i64],
+) -> JniResult<std::collections::BTreeMap<riverlet::client::ProducerBucket, i64>> {
+    if !flat.len().is_multiple_of(5) {
+        return Err(riverlet::Error::invalid("offsets: groups of 5 longs expected").into());
+    }
+    flat.chunks(5)
+        .map(|c| {
+            let bucket = i32::try_from(c[3]).map_err(|_| {
+                riverlet::Error::invalid(format!("bucket {} is out of the int range", c[3]))
+            })?;
+            let bucket = riverlet::client::ProducerBucket {
+                table_id: c[0],
+                partition_id: (c[1] != 0).then_some(c[2]),
+                bucket,
+            };
+            Ok((bucket, c[4]))
+        })
+        .collect()
+}
+
+/// Registers a producer's offsets; true when registered, false when a live registration was
+/// kept. `ttl_ms` applies when `has_ttl` (otherwise the server's default).
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_registerProducerOffsets<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    producer_id: JString<'l>,
+    offsets: jni::objects::JLongArray<'l>,
+    has_ttl: jboolean,
+    ttl_ms: jlong,
+) -> jboolean {
+    entry(&mut env, JNI_FALSE, |env| {
+        let id = string(env, &producer_id, "producer id")?;
+        let flat = crate::convert::long_array_values(env, &offsets)?.unwrap_or_default();
+        let offsets = producer_offsets(&flat)?;
+        let ttl = if has_ttl != JNI_FALSE {
+            let ms = u64::try_from(ttl_ms).map_err(|_| {
+                riverlet::Error::invalid(format!("ttl must not be negative, got {ttl_ms} ms"))
+            })?;
+            Some(std::time::Duration::from_millis(ms))
+        } else {
+            None
+        };
+        let r = admin(h)?.register_producer_offsets(&id, &offsets, ttl)?;
+        Ok(jboolean::from(
+            r == riverlet::client::RegisterResult::Created,
+        ))
+    })
+}
+
+/// A producer's registration as (expiration time ms, then groups of table id, has partition,
+/// partition id, bucket, offset), or null when there is none.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_getProducerOffsets<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    producer_id: JString<'l>,
+) -> jlongArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let id = string(env, &producer_id, "producer id")?;
+        let Some(p) = admin(h)?.get_producer_offsets(&id)? else {
+            return Ok(std::ptr::null_mut());
+        };
+        let mut flat = vec![p.expiration_time_ms];
+        for (b, o) in &p.offsets {
+            flat.extend([
+                b.table_id,
+                i64::from(b.partition_id.is_some()),
+                b.partition_id.unwrap_or(0),
+                i64::from(b.bucket),
+                *o,
+            ]);
+        }
+        Ok(new_long_array(env, &flat)?.into_raw())
+    })
+}
+
+/// Deletes a producer's registration.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_deleteProducerOffsets<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    producer_id: JString<'l>,
+) {
+    entry(&mut env, (), |env| {
+        let id = string(env, &producer_id, "producer id")?;
+        Ok(admin(h)?.delete_producer_offsets(&id)?)
+    })
+}
+
+/// The changes of a `set` (flat key, value pairs) and a `delete`/`reset` key list.
+fn config_changes(
+    env: &mut JNIEnv<'_>,
+    set: &JObjectArray<'_>,
+    delete: &JObjectArray<'_>,
+) -> JniResult<Vec<ConfigChange>> {
+    let mut changes: Vec<ConfigChange> = pairs(env, set, "options to set")?
+        .into_iter()
+        .map(|(k, v)| ConfigChange::Set(k, v))
+        .collect();
+    let deleted = string_array(env, delete, "options to delete")?.unwrap_or_default();
+    changes.extend(deleted.into_iter().map(ConfigChange::Delete));
+    Ok(changes)
+}
+
+/// Every server option as (key, value or null, source) triples.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_describeClusterConfigs<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let flat: Vec<Option<String>> = admin(h)?
+            .describe_cluster_configs()?
+            .into_iter()
+            .flat_map(|c| [Some(c.key), c.value, Some(c.source)])
+            .collect();
+        Ok(new_opt_string_array(env, &flat)?.into_raw())
+    })
+}
+
+/// Sets and deletes dynamic server options.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_alterClusterConfigs<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    set: JObjectArray<'l>,
+    delete: JObjectArray<'l>,
+) {
+    entry(&mut env, (), |env| {
+        let changes = config_changes(env, &set, &delete)?;
+        Ok(admin(h)?.alter_cluster_configs(&changes)?)
+    })
+}
+
+/// Changes a database's properties and comment (a null comment keeps it).
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_alterDatabase<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    name: JString<'l>,
+    set: JObjectArray<'l>,
+    reset: JObjectArray<'l>,
+    comment: JString<'l>,
+    ignore_if_not_exists: jboolean,
+) {
+    entry(&mut env, (), |env| {
+        let name = string(env, &name, "database name")?;
+        let changes = config_changes(env, &set, &reset)?;
+        let comment = opt_string(env, &comment)?;
+        Ok(admin(h)?.alter_database(
+            &name,
+            &changes,
+            comment.as_deref(),
+            ignore_if_not_exists != JNI_FALSE,
+        )?)
+    })
+}
+
+/// A database as (comment or null, created ms, modified ms, then key, value pairs).
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_databaseInfo<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    name: JString<'l>,
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let name = string(env, &name, "database name")?;
+        let info = admin(h)?.database_info(&name)?;
+        let mut flat = vec![
+            info.comment,
+            Some(info.created_time.to_string()),
+            Some(info.modified_time.to_string()),
+        ];
+        for (k, v) in info.custom_properties {
+            flat.extend([Some(k), Some(v)]);
+        }
+        Ok(new_opt_string_array(env, &flat)?.into_raw())
     })
 }

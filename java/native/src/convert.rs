@@ -75,16 +75,34 @@ pub fn pairs(
 
 /// A new Java `String[]`.
 pub fn new_string_array<'l>(env: &mut JNIEnv<'l>, items: &[String]) -> JniResult<JObjectArray<'l>> {
+    string_array_of(env, items.len(), items.iter().map(|s| Some(s.as_str())))
+}
+
+/// A new Java `String[]` whose `None` items are null.
+pub fn new_opt_string_array<'l>(
+    env: &mut JNIEnv<'l>,
+    items: &[Option<String>],
+) -> JniResult<JObjectArray<'l>> {
+    string_array_of(env, items.len(), items.iter().map(Option::as_deref))
+}
+
+fn string_array_of<'l, 'a>(
+    env: &mut JNIEnv<'l>,
+    len: usize,
+    items: impl Iterator<Item = Option<&'a str>>,
+) -> JniResult<JObjectArray<'l>> {
     let c = cache()?;
     let arr = env.new_object_array(
-        items.len() as i32,
+        len as i32,
         <&jni::objects::JClass>::from(c.string_class.as_obj()),
         JObject::null(),
     )?;
-    for (i, s) in items.iter().enumerate() {
-        let js = env.new_string(s)?;
-        env.set_object_array_element(&arr, i as i32, &js)?;
-        env.delete_local_ref(js)?;
+    for (i, s) in items.enumerate() {
+        if let Some(s) = s {
+            let js = env.new_string(s)?;
+            env.set_object_array_element(&arr, i as i32, &js)?;
+            env.delete_local_ref(js)?;
+        }
     }
     Ok(arr)
 }

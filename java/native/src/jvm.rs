@@ -64,6 +64,8 @@ pub struct Cache {
     pub table_info_class: GlobalRef,
     /// `io.riverlet.PartitionInfo`.
     pub partition_info_class: GlobalRef,
+    /// `io.riverlet.BucketLeader`.
+    pub bucket_leader_class: GlobalRef,
     /// `io.riverlet.TableName`.
     pub table_name_class: GlobalRef,
     /// `TableName(String name, String table, int kind)`.
@@ -105,6 +107,7 @@ fn build_cache(env: &mut JNIEnv<'_>, vm: JavaVM) -> jni::errors::Result<Cache> {
         object_class: global_class(env, "java/lang/Object")?,
         table_info_class: global_class(env, "io/riverlet/TableInfo")?,
         partition_info_class: global_class(env, "io/riverlet/PartitionInfo")?,
+        bucket_leader_class: global_class(env, "io/riverlet/BucketLeader")?,
         table_name_class,
         table_name_ctor,
     })

@@ -1,72 +1,34 @@
 //! Table entries: writes (append, upsert, partial update, delete, flush), table info, lookups
 //! (blocking and async, completing a Java future on a runtime thread).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
-
 use arrow_array::RecordBatch;
-use jni::objects::{GlobalRef, JClass, JObject, JObjectArray};
-use jni::sys::{jboolean, jint, jlong, jobject, jobjectArray, JNI_FALSE};
+use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString};
+use jni::sys::{jboolean, jint, jlong, jobject, jobjectArray, jvalue, JNI_FALSE};
 use jni::JNIEnv;
 use riverlet::blocking;
-use riverlet::{Error, ErrorKind};
+use riverlet::Error;
 
 use crate::admin::table_info_object;
 use crate::convert::{export_batch, import_batch, new_string_array, string_array};
 use crate::handles::{borrow, free};
-use crate::jvm::{entry, exception, with_attached_daemon, JniResult};
+use crate::jvm::{cache, entry, exception, with_attached_daemon, JniResult};
 
-type UpsertWriters = HashMap<Option<Vec<String>>, Arc<blocking::UpsertWriter>>;
-
-/// The native side of `io.riverlet.Table`: the table and its writers (one append writer, one
-/// upsert writer per set of partial-update columns), opened on first use.
+/// The native side of `io.riverlet.Table`: the table and its writers (opened on first use;
+/// [`blocking::TableWriters`] keeps upserts, partial updates and deletes in call order).
 #[derive(Debug)]
 pub struct TableHandle {
     /// The table.
     pub table: blocking::Table,
-    append: Mutex<Option<Arc<blocking::AppendWriter>>>,
-    upsert: Mutex<UpsertWriters>,
-}
-
-fn lock<'a, T>(m: &'a Mutex<T>) -> MutexGuard<'a, T> {
-    // A writer call that panicked is reported to its caller; the map itself stays usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    writers: blocking::TableWriters,
 }
 
 impl TableHandle {
     /// Wraps a table.
     pub fn new(table: blocking::Table) -> Self {
         TableHandle {
+            writers: blocking::TableWriters::new(table.clone()),
             table,
-            append: Mutex::new(None),
-            upsert: Mutex::new(HashMap::new()),
         }
-    }
-
-    fn append_writer(&self) -> JniResult<Arc<blocking::AppendWriter>> {
-        let mut g = lock(&self.append);
-        if let Some(w) = g.as_ref() {
-            return Ok(w.clone());
-        }
-        let w = Arc::new(self.table.new_append_writer()?);
-        *g = Some(w.clone());
-        Ok(w)
-    }
-
-    fn upsert_writer(
-        &self,
-        columns: Option<Vec<String>>,
-    ) -> JniResult<Arc<blocking::UpsertWriter>> {
-        let mut g = lock(&self.upsert);
-        if let Some(w) = g.get(&columns) {
-            return Ok(w.clone());
-        }
-        let refs: Option<Vec<&str>> = columns
-            .as_ref()
-            .map(|c| c.iter().map(String::as_str).collect());
-        let w = Arc::new(self.table.new_upsert_writer(refs.as_deref())?);
-        g.insert(columns, w.clone());
-        Ok(w)
     }
 }
 
@@ -116,7 +78,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_append<'l>(
     entry(&mut env, (), |_| {
         let t = table_handle(h)?;
         let batch = import_batch(array, schema)?;
-        let w = t.append_writer()?;
+        let w = t.writers.append_writer()?;
         w.append(&batch)?;
         Ok(())
     })
@@ -136,13 +98,14 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_upsert<'l>(
         let t = table_handle(h)?;
         let batch = import_batch(array, schema)?;
         let columns = string_array(env, &columns, "partial-update columns")?;
-        let w = t.upsert_writer(columns)?;
+        let w = t.writers.upsert_writer(columns)?;
         w.upsert(&batch)?;
         Ok(())
     })
 }
 
-/// Queues deletes of the batch's keys.
+/// Queues deletes of the batch's keys (by the writer of a partial update's `columns`, which
+/// sends them as that update's target columns, or of whole rows).
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_delete<'l>(
     mut env: JNIEnv<'l>,
@@ -150,11 +113,13 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_delete<'l>(
     h: jlong,
     array: jlong,
     schema: jlong,
+    columns: JObjectArray<'l>,
 ) {
-    entry(&mut env, (), |_| {
+    entry(&mut env, (), |env| {
         let t = table_handle(h)?;
         let batch = import_batch(array, schema)?;
-        let w = t.upsert_writer(None)?;
+        let columns = string_array(env, &columns, "partial-update columns")?;
+        let w = t.writers.upsert_writer(columns)?;
         w.delete(&batch)?;
         Ok(())
     })
@@ -168,15 +133,7 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_flush<'l>(
     h: jlong,
 ) {
     entry(&mut env, (), |_| {
-        let t = table_handle(h)?;
-        let append = lock(&t.append).clone();
-        let upserts: Vec<_> = lock(&t.upsert).values().cloned().collect();
-        if let Some(w) = append {
-            w.flush()?;
-        }
-        for w in upserts {
-            w.flush()?;
-        }
+        table_handle(h)?.writers.flush()?;
         Ok(())
     })
 }
@@ -190,25 +147,22 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_closeWriters<'l>(
     h: jlong,
 ) {
     entry(&mut env, (), |_| {
-        let t = table_handle(h)?;
-        let append = lock(&t.append).take();
-        let upserts: Vec<_> = lock(&t.upsert).drain().map(|(_, w)| w).collect();
-        let mut first: Option<Error> = None;
-        if let Some(w) = append {
-            if let Err(e) = w.close() {
-                first.get_or_insert(e);
-            }
-        }
-        for w in upserts {
-            if let Err(e) = w.close() {
-                first.get_or_insert(e);
-            }
-        }
-        // A writer whose connection was closed first has nothing left to flush.
-        match first {
-            Some(e) if e.kind() != ErrorKind::Closed => Err(e.into()),
-            _ => Ok(()),
-        }
+        table_handle(h)?.writers.close()?;
+        Ok(())
+    })
+}
+
+/// Stops the table's writers at once, discarding the writes not acknowledged yet (on
+/// `Table.abort`; see [`blocking::TableWriters::abort`]).
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_abortWriters<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) {
+    entry(&mut env, (), |_| {
+        table_handle(h)?.writers.abort()?;
+        Ok(())
     })
 }
 
@@ -229,6 +183,63 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_lookupColumns<'l>(
             l.key_columns()
         };
         Ok(new_string_array(env, &cols)?.into_raw())
+    })
+}
+
+/// The leader of every bucket (`Table::bucket_leaders` of the core) as
+/// `io.riverlet.BucketLeader[]`: a null partition name means no partition, a null address no
+/// live leader (the id beside it is then ignored).
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_bucketLeaders<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+) -> jobjectArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let leaders = table_handle(h)?.table.bucket_leaders()?;
+        let c = cache()?;
+        let class = <&JClass>::from(c.bucket_leader_class.as_obj());
+        let ctor = env.get_method_id(
+            class,
+            "<init>",
+            "(JLjava/lang/String;IILjava/lang/String;)V",
+        )?;
+        let len = i32::try_from(leaders.len())
+            .map_err(|_| Error::internal("more buckets than a Java array holds"))?;
+        let arr = env.new_object_array(len, class, JObject::null())?;
+        for (i, l) in leaders.iter().enumerate() {
+            let name = match &l.partition_name {
+                Some(n) => env.new_string(n)?,
+                None => JString::from(JObject::null()),
+            };
+            let address = match &l.leader {
+                Some(n) => env.new_string(&n.address)?,
+                None => JString::from(JObject::null()),
+            };
+            let args = [
+                jvalue {
+                    j: l.partition_id.unwrap_or(-1),
+                },
+                jvalue { l: name.as_raw() },
+                jvalue { i: l.bucket },
+                jvalue {
+                    i: l.leader.as_ref().map_or(-1, |n| n.id),
+                },
+                jvalue {
+                    l: address.as_raw(),
+                },
+            ];
+            // SAFETY: the constructor id belongs to this class; arguments match its signature.
+            let o = unsafe { env.new_object_unchecked(class, ctor, &args) }?;
+            env.set_object_array_element(&arr, i as i32, &o)?;
+            env.delete_local_ref(o)?;
+            for s in [name, address] {
+                if !s.is_null() {
+                    env.delete_local_ref(s)?;
+                }
+            }
+        }
+        Ok(arr.into_raw())
     })
 }
 

@@ -17,7 +17,9 @@
 //! REST client's properties as `datalake.iceberg.*`); both are opened by
 //! `riverlet::lake::open_catalog`, and the tiering is the same for either. The writing goes through the
 //! iceberg crate (no hand-written Iceberg metadata); it is on arrow 58, reached through the
-//! zero-copy bridge in [`bridge`].
+//! zero-copy bridge in [`bridge`]. Data and metadata files go where the catalog places them, on
+//! local disk or on S3 (a REST catalog's `s3://` warehouse, with the `datalake.iceberg.s3.*` and
+//! `client.*` FileIO properties; see `riverlet::lake::storage`).
 
 pub use riverlet::lake::bridge;
 
@@ -46,6 +48,7 @@ use riverlet::{Error, Result};
 
 use crate::catalog::TableMeta;
 use crate::config::ServerConfig;
+use crate::fault::FaultKnob;
 
 /// The system column holding the Fluss bucket of a row.
 pub const BUCKET_COLUMN: &str = "__bucket";
@@ -61,6 +64,105 @@ pub const COMMIT_USER: &str = "__fluss_lake_tiering";
 const DEFAULT_FRESHNESS: Duration = Duration::from_secs(180);
 /// Bytes read from a bucket's log per read while tiering.
 const READ_CHUNK: usize = 4 * 1024 * 1024;
+
+/// The test-only fault knob of lake commits ([`crate::fault::FaultKnob`]):
+/// `RIVERLET_FAULT_LAKE_COMMIT=<step>` aborts the server process the first time a commit
+/// reaches that step (the doc comment of [`Lake::commit_table`] says what is on disk at each);
+/// another value is refused by [`Lake::open`].
+pub static COMMIT_FAULT: FaultKnob = FaultKnob::new(
+    "RIVERLET_FAULT_LAKE_COMMIT",
+    "lake commit",
+    &[
+        "before-data-files",
+        "between-data-files",
+        "data-files",
+        "offsets-file",
+        "manifests",
+        "committed",
+        "recorded",
+    ],
+);
+
+/// The catalog a commit goes through when the fault knob names `manifests`: every call is the
+/// real catalog's, except that `update_table` (the fast append has written its manifests and
+/// manifest list by then; the catalog still points at the previous metadata) aborts.
+#[derive(Debug)]
+struct FaultBeforeUpdate(Arc<dyn Catalog>);
+
+#[async_trait::async_trait]
+impl Catalog for FaultBeforeUpdate {
+    async fn list_namespaces(
+        &self,
+        parent: Option<&NamespaceIdent>,
+    ) -> iceberg::Result<Vec<NamespaceIdent>> {
+        self.0.list_namespaces(parent).await
+    }
+    async fn create_namespace(
+        &self,
+        namespace: &NamespaceIdent,
+        properties: HashMap<String, String>,
+    ) -> iceberg::Result<iceberg::Namespace> {
+        self.0.create_namespace(namespace, properties).await
+    }
+    async fn get_namespace(
+        &self,
+        namespace: &NamespaceIdent,
+    ) -> iceberg::Result<iceberg::Namespace> {
+        self.0.get_namespace(namespace).await
+    }
+    async fn namespace_exists(&self, namespace: &NamespaceIdent) -> iceberg::Result<bool> {
+        self.0.namespace_exists(namespace).await
+    }
+    async fn update_namespace(
+        &self,
+        namespace: &NamespaceIdent,
+        properties: HashMap<String, String>,
+    ) -> iceberg::Result<()> {
+        self.0.update_namespace(namespace, properties).await
+    }
+    async fn drop_namespace(&self, namespace: &NamespaceIdent) -> iceberg::Result<()> {
+        self.0.drop_namespace(namespace).await
+    }
+    async fn list_tables(&self, namespace: &NamespaceIdent) -> iceberg::Result<Vec<TableIdent>> {
+        self.0.list_tables(namespace).await
+    }
+    async fn create_table(
+        &self,
+        namespace: &NamespaceIdent,
+        creation: TableCreation,
+    ) -> iceberg::Result<iceberg::table::Table> {
+        self.0.create_table(namespace, creation).await
+    }
+    async fn load_table(&self, table: &TableIdent) -> iceberg::Result<iceberg::table::Table> {
+        self.0.load_table(table).await
+    }
+    async fn drop_table(&self, table: &TableIdent) -> iceberg::Result<()> {
+        self.0.drop_table(table).await
+    }
+    async fn purge_table(&self, table: &TableIdent) -> iceberg::Result<()> {
+        self.0.purge_table(table).await
+    }
+    async fn table_exists(&self, table: &TableIdent) -> iceberg::Result<bool> {
+        self.0.table_exists(table).await
+    }
+    async fn rename_table(&self, src: &TableIdent, dest: &TableIdent) -> iceberg::Result<()> {
+        self.0.rename_table(src, dest).await
+    }
+    async fn register_table(
+        &self,
+        table: &TableIdent,
+        metadata_location: String,
+    ) -> iceberg::Result<iceberg::table::Table> {
+        self.0.register_table(table, metadata_location).await
+    }
+    async fn update_table(
+        &self,
+        commit: iceberg::TableCommit,
+    ) -> iceberg::Result<iceberg::table::Table> {
+        COMMIT_FAULT.point("manifests");
+        self.0.update_table(commit).await
+    }
+}
 
 fn lake_err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Error {
     Error::internal(format!("lake: {what}: {e}"))
@@ -286,6 +388,72 @@ fn parse_offsets_json(bytes: &[u8]) -> Option<(i64, BucketOffsets)> {
     Some((table_id, out))
 }
 
+/// The id of the newest snapshot of `table` that the tiering committed (it names an offsets
+/// file), of whichever table id.
+fn latest_tiering_snapshot(table: &iceberg::table::Table) -> Option<i64> {
+    table
+        .metadata()
+        .snapshots()
+        .filter(|s| {
+            s.summary()
+                .additional_properties
+                .contains_key(OFFSETS_PROPERTY)
+        })
+        .max_by_key(|s| s.sequence_number())
+        .map(|s| s.snapshot_id())
+}
+
+/// The lake snapshots of `meta` (its table id) in `table`, oldest first. An older snapshot
+/// whose offsets file is unreadable is left out; the newest one's is an error naming the file:
+/// commits resuming from an older snapshot's offsets would tier its rows twice.
+fn snapshots_of(table: &iceberg::table::Table, meta: &TableMeta) -> Result<Vec<LakeSnapshot>> {
+    let latest = latest_tiering_snapshot(table);
+    let mut out = Vec::new();
+    let mut snaps: Vec<_> = table.metadata().snapshots().cloned().collect();
+    snaps.sort_by_key(|s| s.sequence_number());
+    for s in snaps {
+        let Some(path) = s.summary().additional_properties.get(OFFSETS_PROPERTY) else {
+            continue;
+        };
+        let parsed = std::fs::read(path_of(path))
+            .map_err(|e| e.to_string())
+            .and_then(|b| parse_offsets_json(&b).ok_or_else(|| "not an offsets file".into()));
+        let (table_id, offsets) = match parsed {
+            Ok(p) => p,
+            Err(e) if Some(s.snapshot_id()) == latest => {
+                return Err(Error::corrupt(format!(
+                    "lake: the offsets file {path} of snapshot {} (the newest the tiering \
+                     committed) of the Iceberg table of {}: {e}; the tiering of this table \
+                     stops rather than tier rows twice",
+                    s.snapshot_id(),
+                    meta.path()
+                )));
+            }
+            Err(_) => continue,
+        };
+        if table_id == meta.entry.id {
+            out.push(LakeSnapshot {
+                snapshot_id: s.snapshot_id(),
+                committed_at: s.timestamp_ms(),
+                offsets,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Writes `bytes` to a new file and fsyncs it and its directory.
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    if let Some(dir) = path.parent() {
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
 fn path_of(location: &str) -> PathBuf {
     PathBuf::from(location.strip_prefix("file://").unwrap_or(location))
 }
@@ -297,6 +465,7 @@ impl Lake {
         if config.datalake_format.is_none() {
             return Ok(None);
         }
+        COMMIT_FAULT.step()?;
         let props = &config.datalake_iceberg;
         let offsets_dir = config.data_dir.join("lake-offsets");
         std::fs::create_dir_all(&offsets_dir)
@@ -404,8 +573,10 @@ impl Lake {
         self.catalog.as_ref()
     }
 
-    /// Creates the Iceberg table of a lake-enabled Fluss table; an existing one with the same
-    /// schema is taken over (as Fluss does when a table is re-created).
+    /// Creates the Iceberg table of a lake-enabled Fluss table. An existing one is taken over
+    /// when it has the same schema and no snapshot (as Fluss's Paimon catalog takes over an
+    /// empty compatible table; Fluss 0.9.1's Iceberg catalog refuses any existing table); one
+    /// with another schema or holding rows is refused with LAKE_TABLE_ALREADY_EXIST.
     pub async fn create_table(&self, meta: &TableMeta) -> Result<()> {
         if let Some(why) = unsupported_reason(meta) {
             return Err(Error::unsupported(format!(
@@ -455,6 +626,21 @@ impl Lake {
                         "The table {} already exists in the Iceberg catalog with another \
                          schema; drop it there first or use another table name.",
                         meta.path()
+                    ),
+                ));
+            }
+            // Rows in it (of a dropped table of the same name) would show in this table's lake
+            // and union reads, at offsets of another table: refused, as Fluss refuses a lake
+            // table that is not empty (its Iceberg catalog refuses any existing table).
+            if let Some(snap) = t.metadata().current_snapshot() {
+                return Err(Error::from_fluss(
+                    riverlet::error::codes::LAKE_TABLE_ALREADY_EXIST,
+                    format!(
+                        "The table {} already exists in the Iceberg catalog and is not empty \
+                         (snapshot {}, left by a dropped table of the same name?); drop it \
+                         there first or use another table name.",
+                        meta.path(),
+                        snap.snapshot_id()
                     ),
                 ));
             }
@@ -510,28 +696,7 @@ impl Lake {
         let t = self
             .on_catalog("load table", |c| async move { c.load_table(&id).await })
             .await?;
-        let mut out = Vec::new();
-        let mut snaps: Vec<_> = t.metadata().snapshots().cloned().collect();
-        snaps.sort_by_key(|s| s.sequence_number());
-        for s in snaps {
-            let Some(path) = s.summary().additional_properties.get(OFFSETS_PROPERTY) else {
-                continue;
-            };
-            let Ok(bytes) = std::fs::read(path_of(path)) else {
-                continue;
-            };
-            let Some((table_id, offsets)) = parse_offsets_json(&bytes) else {
-                continue;
-            };
-            if table_id == meta.entry.id {
-                out.push(LakeSnapshot {
-                    snapshot_id: s.snapshot_id(),
-                    committed_at: s.timestamp_ms(),
-                    offsets,
-                });
-            }
-        }
-        Ok(out)
+        snapshots_of(&t, meta)
     }
 
     /// The latest lake snapshot of a table, or the one with `snapshot_id`.
@@ -560,6 +725,37 @@ impl Lake {
 
     /// Commits to the lake every row of `meta` below each bucket's high watermark that the
     /// latest lake snapshot does not hold yet. Returns the new snapshot (None: nothing new).
+    ///
+    /// The steps, in order, each named as the fault knob ([`COMMIT_FAULT`]) names it (the knob
+    /// aborts the process when a commit reaches the step, before doing what follows it):
+    ///
+    /// 1. Load the Iceberg table; for each bucket read the log from the latest snapshot's
+    ///    offset up to the high watermark. `before-data-files`: the first bucket with new rows
+    ///    is read, nothing is written yet.
+    /// 2. Write each bucket's new rows as Parquet data files under the table's `data/`
+    ///    (`<uuid>-b<bucket>-*.parquet`, fresh names each commit). `between-data-files`: the
+    ///    first such bucket's files are written and closed, the next one's are not.
+    ///    `data-files`: every data file is written.
+    /// 3. Write the offsets file (`DATA_DIR/lake-offsets/<table id>-<uuid>.offsets`, Fluss's
+    ///    `TableBucketOffsets` JSON: the log offset each bucket is tiered up to).
+    ///    `offsets-file`: it is written, the Iceberg commit has not started.
+    /// 4. The Iceberg fast append: it writes a manifest and a manifest list naming the data
+    ///    files, then asks the catalog to move the table to new metadata whose snapshot's
+    ///    summary holds `fluss-offsets` (the offsets file's path). `manifests`: the manifest
+    ///    files are written, the catalog still points at the previous metadata. The catalog's
+    ///    own update (new `metadata.json`, then one conditional SQL `UPDATE`, or one REST call)
+    ///    is the commit point: before it no snapshot exists, after it the whole one does.
+    ///    `committed`: the catalog holds the new snapshot, the server's in-memory list of lake
+    ///    snapshots (which GetLakeSnapshot answers from) does not.
+    /// 5. Append the snapshot to the in-memory list. `recorded`: done, nothing else is written.
+    ///
+    /// A process killed before the commit point leaves the lake at its previous snapshot;
+    /// what it wrote (data files, offsets file, manifests) is referenced by no snapshot, so no
+    /// reader sees it, and the next commit reads again from the previous snapshot's offsets.
+    /// Killed after it, [`Lake::recover`] finds the snapshot in the catalog at the next start
+    /// (its offsets from the offsets file) and the next commit starts from its offsets. The
+    /// log rows a commit reads stay on local disk until a snapshot holds them
+    /// (`lake_pending_from`), so either way each row reaches the lake exactly once.
     pub async fn commit_table(
         &self,
         server: &crate::service::Server,
@@ -570,7 +766,6 @@ impl Lake {
             .entry(meta.entry.id)
             .or_default()
             .last_round = Some(Instant::now());
-        let prev = self.snapshot(meta.entry.id, None);
         let id = ident(meta)?;
         let table = self
             .on_catalog(
@@ -578,6 +773,18 @@ impl Lake {
                 |c| async move { c.load_table(&id).await },
             )
             .await?;
+        // The offsets to resume from are the newest tiering snapshot's in the catalog: the
+        // list in memory is reloaded when it is not that one (its loading at start-up failed).
+        if latest_tiering_snapshot(&table)
+            != self.snapshot(meta.entry.id, None).map(|s| s.snapshot_id)
+        {
+            let snaps = snapshots_of(&table, meta)?;
+            lock(&self.tables)
+                .entry(meta.entry.id)
+                .or_default()
+                .snapshots = snaps;
+        }
+        let prev = self.snapshot(meta.entry.id, None);
         let ice_schema = table.metadata().current_schema().clone();
         let arrow58 = Arc::new(
             iceberg::arrow::schema_to_arrow_schema(&ice_schema)
@@ -595,6 +802,11 @@ impl Lake {
             if batches.is_empty() {
                 continue;
             }
+            COMMIT_FAULT.point(if any {
+                "between-data-files"
+            } else {
+                "before-data-files"
+            });
             any = true;
             let location = DefaultLocationGenerator::new(table.metadata())
                 .map_err(|e| lake_err("location", e))?;
@@ -632,13 +844,16 @@ impl Lake {
         if !any {
             return Ok(None);
         }
+        COMMIT_FAULT.point("data-files");
         let file = self.offsets_dir.join(format!(
             "{}-{}.offsets",
             meta.entry.id,
             uuid::Uuid::new_v4()
         ));
-        std::fs::write(&file, offsets_json(meta.entry.id, meta.buckets, &offsets))
+        // fsynced: the snapshot the catalog commits below names it, and recovery reads it
+        write_synced(&file, &offsets_json(meta.entry.id, meta.buckets, &offsets))
             .map_err(|e| Error::from(e).context(format!("write {}", file.display())))?;
+        COMMIT_FAULT.point("offsets-file");
         let props = HashMap::from([
             (OFFSETS_PROPERTY.to_string(), file.display().to_string()),
             ("commit-user".to_string(), COMMIT_USER.to_string()),
@@ -650,12 +865,20 @@ impl Lake {
             .set_snapshot_properties(props)
             .apply(tx)
             .map_err(|e| lake_err("append", e))?;
+        let fault_before_update = matches!(COMMIT_FAULT.step(), Ok(Some("manifests")));
         let table = self
             .on_catalog(
                 format!("commit to Iceberg table {}", meta.path()),
-                |c| async move { tx.commit(c.as_ref()).await },
+                |c| async move {
+                    if fault_before_update {
+                        tx.commit(&FaultBeforeUpdate(c)).await
+                    } else {
+                        tx.commit(c.as_ref()).await
+                    }
+                },
             )
             .await?;
+        COMMIT_FAULT.point("committed");
         let snap = table
             .metadata()
             .current_snapshot()
@@ -670,6 +893,7 @@ impl Lake {
             .or_default()
             .snapshots
             .push(s.clone());
+        COMMIT_FAULT.point("recorded");
         Ok(Some(s))
     }
 }

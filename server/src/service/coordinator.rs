@@ -469,7 +469,7 @@ impl Server {
         })
     }
 
-    fn snapshot_store(
+    pub(super) fn snapshot_store(
         &self,
         tb: &TableBucket,
     ) -> Result<Option<std::sync::Arc<std::sync::Mutex<crate::kv_snapshots::KvSnapshotStore>>>>

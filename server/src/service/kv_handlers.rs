@@ -30,6 +30,13 @@ pub(super) struct ScanSession {
     last_access: Instant,
 }
 
+impl ScanSession {
+    /// The table the scanner reads (its continuations are authorized against it).
+    pub(super) fn table_id(&self) -> i64 {
+        self.bucket.table_id
+    }
+}
+
 impl Server {
     pub(super) fn put_kv(&self, r: PutKvRequest) -> Result<PutKvResponse> {
         check_acks(r.acks)?;
@@ -67,7 +74,7 @@ impl Server {
                 format!("the primary key table not exists for {tb}"),
             ));
         }
-        let decoded = crate::validate::kv_records(meta, &b.records, &self.config)?;
+        let decoded = crate::validate::kv_records(meta, &b.records)?;
         let kvb = riverlet::record::kv_batch::KvRecordBatch::new(&b.records).map_err(|e| {
             fluss(
                 error_codes::CORRUPT_RECORD_EXCEPTION,
@@ -159,7 +166,8 @@ impl Server {
             writer_id,
             seq,
         )?;
-        g.log.append(batch)?;
+        let info = crate::batch::info(&log_batch::LogRecordBatch::new(&batch)?);
+        g.log.append(batch, &[info])?;
         let leo = g.log.log_end_offset();
         kv.commit(leo, w.mutations)?;
         Ok(leo)

@@ -35,9 +35,9 @@ impl Server {
                     ));
                 }
                 let (_, bucket) = self.bucket(meta, b.partition_id, b.bucket_id)?;
-                crate::validate::log_records(meta, &b.records, &self.config)?;
+                let infos = crate::validate::log_records(meta, &b.records)?;
                 let mut g = write_bucket(&bucket);
-                g.log.append(b.records.to_vec())
+                g.log.append(b.records.to_vec(), &infos)
             });
             let base = PbProduceLogRespForBucket {
                 partition_id: b.partition_id,

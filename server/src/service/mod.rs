@@ -17,16 +17,24 @@ use crate::catalog::{Catalog, TableMeta};
 use crate::config::ServerConfig;
 use crate::tablets::{Bucket, TableBucket, Tablets};
 
+mod acls;
 mod apis;
+mod cluster_admin;
 mod coordinator;
+mod guard;
 mod kv_handlers;
+mod kv_leases;
 mod lake_tiering;
 mod log_handlers;
-mod tiering;
+mod producer_offsets;
+pub(crate) mod tiering;
 
 use apis::served_apis;
-pub use apis::{api_versions, api_versions_of, SERVED_APIS};
+pub use apis::{api_versions, api_versions_of, API_AUTHORIZATION, NOT_SERVED, SERVED_APIS};
+pub use guard::Rule;
 use kv_handlers::ScanSession;
+pub use kv_leases::KV_SNAPSHOT_LEASES_FILE;
+pub use producer_offsets::PRODUCER_OFFSETS_FILE;
 
 fn fluss(code: i32, msg: impl Into<String>) -> Error {
     Error::from_fluss(code, msg)
@@ -97,6 +105,12 @@ pub struct Server {
     scanners: Mutex<HashMap<Vec<u8>, ScanSession>>,
     scanner_seq: AtomicU64,
     advertised: OnceLock<(String, u16)>,
+    /// The ACLs and the authorization decisions (`authorizer.enabled`).
+    pub authz: crate::authz::Authorizer,
+    /// The dynamic server options (AlterClusterConfigs), persisted in the data directory.
+    pub dynamic: crate::config_dynamic::DynamicConfigs,
+    /// The KV snapshot leases, persisted in the data directory.
+    leases: Mutex<kv_leases::Leases>,
     /// `remote.data.dir`, opened (log segments are tiered there when set).
     pub remote: Option<riverlet::remote::RemoteDir>,
     /// The Iceberg lake of `datalake.format` (set once at start-up, when configured).
@@ -135,6 +149,13 @@ impl Server {
             ),
             None => None,
         };
+        let authz = crate::authz::Authorizer::open(
+            &config.data_dir,
+            config.authorizer_enabled,
+            config.super_users.clone(),
+        )?;
+        let dynamic = crate::config_dynamic::DynamicConfigs::open(&config)?;
+        let leases = Mutex::new(kv_leases::Leases::open(&config.data_dir)?);
         let tablets = Tablets::new(&config);
         for t in catalog.all_tables() {
             if t.is_partitioned() {
@@ -153,6 +174,9 @@ impl Server {
             scanners: Mutex::new(HashMap::new()),
             scanner_seq: AtomicU64::new(1),
             advertised: OnceLock::new(),
+            authz,
+            dynamic,
+            leases,
             remote,
             #[cfg(feature = "lake")]
             lake: OnceLock::new(),
@@ -179,9 +203,23 @@ impl Server {
         }
     }
 
-    /// Handles one decoded request and returns the encoded response message.
+    /// Handles one request as the server itself (not authorized) and returns the encoded
+    /// response message.
     pub async fn handle(
         self: &Arc<Self>,
+        key: ApiKey,
+        version: i16,
+        body: Bytes,
+    ) -> Result<Vec<u8>> {
+        self.handle_as(&crate::authz::Session::internal(), key, version, body)
+            .await
+    }
+
+    /// Handles one request of `session` (authorized as the served-API table says) and returns
+    /// the encoded response message.
+    pub async fn handle_as(
+        self: &Arc<Self>,
+        session: &crate::authz::Session,
         key: ApiKey,
         version: i16,
         body: Bytes,
@@ -189,12 +227,7 @@ impl Server {
         let max = served_apis(self.config.fluss_0_9_apis)
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v)
-            .ok_or_else(|| {
-                fluss(
-                    error_codes::UNSUPPORTED_VERSION,
-                    format!("The server does not support {key:?}"),
-                )
-            })?;
+            .ok_or_else(|| apis::unsupported(key))?;
         if version < 0 || version > max {
             return Err(fluss(
                 error_codes::UNSUPPORTED_VERSION,
@@ -203,7 +236,7 @@ impl Server {
                 ),
             ));
         }
-        self.dispatch(key, body).await
+        self.dispatch(session, key, body).await
     }
 
     // ------------------------------------------------------------------ shared by the handlers
@@ -264,7 +297,8 @@ impl Server {
                 (store.clone(), kv.log_offset(), kv.snapshot_values())
             };
             let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-            let written = lock(&store).write(log_offset, &refs);
+            let leased = self.leased_snapshot_ids(&tb);
+            let written = lock(&store).write(log_offset, &refs, &|id| leased.contains(&id));
             match written {
                 Ok(s) => {
                     tracing::debug!("{tb}: kv snapshot {} at log offset {}", s.id, s.log_offset)

@@ -7,6 +7,17 @@
 //! One round runs every `remote.log.task-interval-duration`. A segment is recorded as remote
 //! only after its files and the new manifest are written, so a crash mid-round leaves at most
 //! unreferenced remote files, never a local gap.
+//!
+//! The steps of a bucket's round, each named as the test-only fault knob [`TIERING_FAULT`] names
+//! it (the process aborts when a round reaches the step, before what follows it): each rolled
+//! segment's `.log`, `.index`, `.timeindex` are copied under a new segment id (`segment-file`:
+//! the first segment's `.log` is copied, its other files are not); `segments-copied`: every
+//! file is copied, no new manifest; the new manifest is written under `metadata/`
+//! (`manifest`: written, the bucket's `remote-log.json` still names the previous one); the
+//! bucket records the segments as remote in `remote-log.json` (`recorded`: recorded, no local
+//! copy deleted yet), then deletes the local copies beyond `table.log.tiered.local-segments`
+//! (`local-removed`: deleted, the previous manifest and expired segments' files not yet); last
+//! the previous manifest and expired segments' files are deleted.
 
 use std::sync::Arc;
 
@@ -16,8 +27,24 @@ use riverlet::Result;
 
 use super::Server;
 use crate::catalog::TableMeta;
+use crate::fault::FaultKnob;
 use crate::log::{RemoteSegment, RemoteState};
 use crate::tablets::TableBucket;
+
+/// The test-only fault knob of the remote log tiering ([`crate::fault::FaultKnob`]):
+/// `RIVERLET_FAULT_REMOTE_TIERING=<step>` aborts the server process the first time a bucket's
+/// tiering round reaches that step (module doc); another value is refused at start-up.
+pub static TIERING_FAULT: FaultKnob = FaultKnob::new(
+    "RIVERLET_FAULT_REMOTE_TIERING",
+    "remote log tiering",
+    &[
+        "segment-file",
+        "segments-copied",
+        "manifest",
+        "recorded",
+        "local-removed",
+    ],
+);
 
 /// Fluss's manifest JSON (`RemoteLogManifestJsonSerde`, version 1) of one bucket.
 fn manifest_json(
@@ -130,9 +157,11 @@ impl Server {
                     }
                     Err(e) => return Err(e.context("tiering")),
                 }
+                TIERING_FAULT.point("segment-file");
             }
             copied.push(seg);
         }
+        TIERING_FAULT.point("segments-copied");
         let mut listed: Vec<RemoteSegment> = state.segments[expired..].to_vec();
         listed.extend(copied.iter().cloned());
         let partition = tb.partition_id.and_then(|p| {
@@ -149,13 +178,16 @@ impl Server {
         );
         dir.put(&format!("metadata/{manifest}"), Bytes::from(json))
             .await?;
+        TIERING_FAULT.point("manifest");
         let keep_from = self.lake_pending_from(meta, tb);
         let removed_local = {
             let mut g = super::write_bucket(bucket);
             g.log.commit_remote(copied, expired, Some(manifest))?;
+            TIERING_FAULT.point("recorded");
             g.log
                 .cleanup_tiered(self.config.tiered_local_segments, keep_from)?
         };
+        TIERING_FAULT.point("local-removed");
         if removed_local > 0 {
             tracing::info!("{tb}: {removed_local} local log segment(s) now only in remote storage");
         }

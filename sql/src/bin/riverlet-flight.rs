@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use clap::Parser;
+use riverlet::scan::IpcBodies;
 use riverlet::{Error, ErrorKind, Result};
 use riverlet_sql::cli::{init_logging, runtime, ConnArgs};
 use riverlet_sql::flight::{Connector, FlussFlightSql};
@@ -37,6 +38,13 @@ struct Args {
     /// The session time zone of datetime texts (IANA name, UTC or +08:00; default: local).
     #[arg(long)]
     tz: Option<String>,
+    /// Which stored log-batch bodies a plain read (`SELECT <columns> FROM t`, a time window)
+    /// sends as they are: `stored` forwards Fluss's batches compressed as stored (ZSTD by
+    /// default; the least work here, the client decompresses), `uncompressed` decompresses
+    /// compressed ones once here first (for clients whose decompression is slow). Measured in
+    /// benches/RESULTS.md.
+    #[arg(long, value_parser = ["stored", "uncompressed"], default_value = "stored")]
+    ipc_bodies: String,
     /// Stop when stdin reaches end of file as well as on Ctrl-C: `riverlet serve
     /// --flight-port` runs this program with its stdin on a pipe, so the gateway also ends
     /// when that process dies.
@@ -76,6 +84,11 @@ fn run(args: Args) -> Result<()> {
         let options = SqlOptions {
             database: args.database.clone(),
             time_zone: args.tz.clone(),
+            ipc_bodies: if args.ipc_bodies == "uncompressed" {
+                IpcBodies::Uncompressed
+            } else {
+                IpcBodies::AsStored
+            },
             ..SqlOptions::default()
         };
         let service = FlussFlightSql::new(connector, options)

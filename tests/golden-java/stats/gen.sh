@@ -2,7 +2,7 @@
 # Checks core/tests/golden/stats/statistics_block.hex against Apache Fluss's own Java classes.
 # No released Fluss jar has the statistics classes (0.9.1 predates them), so this needs
 # fluss-common built from the Fluss source and installed in ~/.m2 (not part of `make test`):
-#   git -C <apache/fluss checkout> checkout 545c55390   # the commit PROTOCOL.md names
+#   git -C <apache/fluss checkout> checkout 545c55390   # a main-line commit with those classes
 #   (drop fluss-common's test-scoped dependencies from its pom.xml: one is not on Maven Central)
 #   mvn -B -q install -pl fluss-common -am -Dmaven.test.skip=true -Drat.skip=true \
 #     -Dspotless.check.skip=true -Dcheckstyle.skip=true -Denforcer.skip=true

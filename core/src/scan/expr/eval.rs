@@ -592,9 +592,14 @@ fn compare(column: &str, col: &ArrayRef, op: CompareOp, value: &Literal) -> Resu
 }
 
 fn in_list(column: &str, col: &ArrayRef, values: &[Literal]) -> Result<BooleanArray> {
+    // An empty list: false for a value, null (unknown) for a null row, as for any list without
+    // a match; so neither `IN ()` nor `NOT IN ()` keeps a null row (Fluss's `In`/`NotIn` test).
+    if values.is_empty() {
+        return Ok((0..col.len())
+            .map(|i| (!col.is_null(i)).then_some(false))
+            .collect());
+    }
     let mut acc = all_bool(col.len(), false);
-    // Rows that are null stay null even for an empty list? SQL: `NULL IN ()` is not valid SQL;
-    // with an empty list we answer false everywhere.
     for v in values {
         let eq = compare(column, col, CompareOp::Eq, v)?;
         acc = arrow_arith::boolean::or_kleene(&acc, &eq)?;

@@ -285,6 +285,15 @@ fn in_not_in_between_null() {
         values: with_null,
     };
     assert_eq!(eval(&e), vec![F, N, N, N, N]);
+    // An empty list: no value is in it; a null row stays unknown either way.
+    assert_eq!(
+        eval(&Expr::is_in("i", Vec::<i64>::new())),
+        vec![F, F, N, F, F]
+    );
+    assert_eq!(
+        eval(&Expr::not_in("i", Vec::<i64>::new())),
+        vec![T, T, N, T, T]
+    );
     assert_eq!(eval(&Expr::is_null("i")), vec![F, F, T, F, F]);
     assert_eq!(eval(&Expr::is_not_null("s")), vec![T, T, T, F, T]);
     assert_eq!(eval(&Expr::between("i", 1, 2)), vec![T, T, N, F, F]);

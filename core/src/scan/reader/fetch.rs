@@ -179,7 +179,16 @@ pub(super) async fn fetch_buckets(
             first.read.bucket,
             &req,
         )
-        .await?;
+        .await
+        .map_err(|e| {
+            // The connection's error names the server; say which table and buckets it served.
+            let buckets: Vec<String> = asks.iter().map(|a| a.read.describe()).collect();
+            e.context(format!(
+                "fetching {} of table '{}'",
+                buckets.join(", "),
+                table_name(table)
+            ))
+        })?;
     let mut answers: Vec<PbFetchLogRespForBucket> = resp
         .tables_resp
         .into_iter()

@@ -88,7 +88,7 @@ impl ReadMemory {
 }
 
 impl LogSource {
-    fn columns(&self) -> FetchColumns<'_> {
+    pub(super) fn columns(&self) -> FetchColumns<'_> {
         FetchColumns {
             cols: &self.cols,
             projected: self.projected,
@@ -101,6 +101,13 @@ impl LogSource {
 /// Turns one decoded batch into what the read hands out (`None`: nothing to hand out). Runs on
 /// the decoding thread.
 pub(super) type Finish<T> = Arc<dyn Fn(FetchedBatch) -> Result<Option<T>> + Send + Sync>;
+
+/// What is done with one fetched batch on the decoding thread: its bytes (one whole batch,
+/// header included), the offset it was fetched from and the read's end. [`LogReader::start`]'s
+/// job checks and decodes it, then finishes it; a read that forwards batches undecoded has
+/// its own ([`super::forward`]).
+pub(super) type Job<T> =
+    Arc<dyn Fn(&LogSource, Bytes, i64, i64) -> Result<Option<T>> + Send + Sync>;
 
 /// Records of one bucket as fetched from `offset`.
 struct Chunk {
@@ -151,7 +158,7 @@ pub(super) struct LogReader<T> {
     decoding: VecDeque<JoinHandle<Result<Option<T>>>>,
     /// Batches decoded at the same time at most.
     depth: usize,
-    finish: Finish<T>,
+    job: Job<T>,
     fetcher: JoinHandle<()>,
 }
 
@@ -164,6 +171,14 @@ impl<T> Drop for LogReader<T> {
 impl<T: Send + 'static> LogReader<T> {
     /// Starts fetching `reads` (each `[start, end)`) on the current runtime.
     pub(super) fn start(source: LogSource, reads: Vec<BucketRead>, finish: Finish<T>) -> Self {
+        let job: Job<T> = Arc::new(move |source, bytes, offset, end| {
+            decode_one(source, &finish, &bytes, offset, end)
+        });
+        Self::start_job(source, reads, job)
+    }
+
+    /// Starts fetching `reads`, running `job` on each batch whose rows the read wants.
+    pub(super) fn start_job(source: LogSource, reads: Vec<BucketRead>, job: Job<T>) -> Self {
         let source = Arc::new(source);
         let budget = Arc::new(Budget {
             total: AtomicIsize::new(0),
@@ -195,7 +210,7 @@ impl<T: Send + 'static> LogReader<T> {
             budget,
             decoding: VecDeque::new(),
             depth,
-            finish,
+            job,
             fetcher,
         }
     }
@@ -206,10 +221,10 @@ impl<T: Send + 'static> LogReader<T> {
             while self.decoding.len() < self.depth {
                 match self.next_step(self.decoding.is_empty()).await? {
                     Step::Decode { batch, offset, end } => {
-                        let (source, finish) = (self.source.clone(), self.finish.clone());
+                        let (source, job) = (self.source.clone(), self.job.clone());
                         self.decoding
                             .push_back(tokio::task::spawn_blocking(move || {
-                                decode_one(&source, &finish, &batch, offset, end)
+                                job(&source, batch, offset, end)
                             }));
                     }
                     Step::NotReady | Step::End => break,

@@ -18,12 +18,14 @@ use super::stream::BatchStream;
 use crate::Result;
 
 mod fetch;
+mod forward;
 mod log_read;
 mod pk_view;
 mod plan;
 mod snapshot;
 
 pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, FetchedBatch};
+pub(crate) use forward::run_ipc;
 pub(crate) use pk_view::{latest_view_bucket, values_to_batch};
 pub(crate) use plan::{
     log_count, plan, select_partitions, table_name, union_candidate, union_snapshot, BucketRead,

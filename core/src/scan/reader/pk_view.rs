@@ -160,7 +160,8 @@ pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordB
 ///   from offset 0 while the log still starts there (exact, snapshot or not: a snapshot does
 ///   not truncate the log). When the log no longer starts at 0 (retention removed its head),
 ///   the fold starts from the bucket's latest KV snapshot instead, which must cover the
-///   missing head and be readable (see [`read_snapshot`]; Fluss's RocksDB snapshots are not):
+///   missing head and be readable (see [`read_snapshot`]; Fluss's RocksDB snapshots are, with
+///   the `kv-snapshot` feature):
 ///   otherwise the view would silently miss the older keys, and the read is an
 ///   [`Unsupported`](crate::ErrorKind::Unsupported) error.
 pub(crate) async fn latest_view_bucket(

@@ -84,6 +84,8 @@ pub(crate) struct Plan {
     pub lake_buckets: Option<Vec<i32>>,
     /// The caller keeps every batch (see `ReadRequest::keep_batches`).
     pub keep_batches: bool,
+    /// The rows the read returns, when its bounds alone tell (see [`expected_rows`]).
+    pub expected_rows: Option<u64>,
 }
 
 /// Whether a plain read of `table` is a union read when the table has a lake snapshot: a
@@ -417,6 +419,15 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         (Some(_), Some(_)) => Some(bucket_ids.clone()),
         _ => None,
     };
+    let expected_rows = expected_rows(
+        mode,
+        b.filter.is_some(),
+        lake.is_some(),
+        range.as_ref(),
+        now,
+        &buckets,
+        b.limit,
+    );
     Ok(Plan {
         table,
         mode,
@@ -436,7 +447,35 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         lake_buckets,
         keep_batches: b.keep_batches,
         lake_snapshot: lake.map(|s| s.snapshot_id),
+        expected_rows,
     })
+}
+
+/// The rows a planned read returns, when its bounds alone tell: a read of log records (a log
+/// table, or any table's changelog) without a filter and without lake rows returns one row per
+/// offset in each bucket's `[start, end)`, so the sum over its buckets (at most `limit`). A
+/// time window must end after `now` (an open end does): the end offsets taken at planning then
+/// hold only records committed before its end, so none of them is left out. `None` otherwise:
+/// a filter, a window ending in the past (it stops inside the offsets), a primary-key table's
+/// latest view or folded window (one row per key, not per record), a union read's lake rows.
+pub(crate) fn expected_rows(
+    mode: Mode,
+    filtered: bool,
+    lake: bool,
+    range: Option<&PinnedRange>,
+    now: i64,
+    buckets: &[BucketRead],
+    limit: Option<usize>,
+) -> Option<u64> {
+    let records = matches!(mode, Mode::Log | Mode::Changelog);
+    if !records || filtered || lake || range.is_some_and(|r| r.end_ms <= now) {
+        return None;
+    }
+    let n: u64 = buckets
+        .iter()
+        .map(|b| (b.end - b.start).max(0) as u64)
+        .sum();
+    Some(limit.map_or(n, |l| n.min(l as u64)))
 }
 
 impl Plan {

@@ -1,7 +1,11 @@
 //! KV snapshots on the read side: the latest snapshot of each bucket (GetLatestKvSnapshots) and
 //! the state one holds (GetKvSnapshotMetadata, then its files). Riverlet reads a snapshot whose
 //! files are riverlet-server's snapshot file (`record::kv_snapshot`, named by a `file:` URL);
-//! Apache Fluss's snapshots are RocksDB files, which it does not read.
+//! Apache Fluss's snapshots are RocksDB checkpoints, which it reads when built with the
+//! `kv-snapshot` feature (`rocks`, RocksDB opened read-only on a local copy of the files).
+
+#[cfg(feature = "kv-snapshot")]
+mod rocks;
 
 use std::collections::HashMap;
 
@@ -62,10 +66,13 @@ pub(crate) async fn read_snapshot(
     let meta = table.conn.request_coordinator(&req, true).await?;
     let file = match meta.snapshot_files.as_slice() {
         [f] if f.local_file_name == KV_SNAPSHOT_FILE_NAME => f,
+        #[cfg(feature = "kv-snapshot")]
+        files => return read_rocksdb_snapshot(table, b, snap, meta.log_offset, files).await,
+        #[cfg(not(feature = "kv-snapshot"))]
         files => {
             return Ok(Err(format!(
-                "its {} file(s) ({}) are a RocksDB snapshot (Apache Fluss), which Riverlet does \
-                 not read",
+                "its {} file(s) ({}) are a RocksDB snapshot (Apache Fluss), which Riverlet reads \
+                 only when built with the `kv-snapshot` feature",
                 files.len(),
                 files
                     .iter()
@@ -121,6 +128,42 @@ pub(crate) async fn read_snapshot(
     let mut out = Vec::new();
     for chunk in values.chunks(OUTPUT_ROWS) {
         out.push(super::pk_view::values_to_batch(table, chunk)?);
+    }
+    Ok(Ok(out))
+}
+
+/// The state of an Apache Fluss KV snapshot (a RocksDB checkpoint), full table schema.
+#[cfg(feature = "kv-snapshot")]
+async fn read_rocksdb_snapshot(
+    table: &Table,
+    b: &BucketRead,
+    snap: SnapshotRef,
+    meta_log_offset: i64,
+    files: &[crate::proto::PbRemotePathAndLocalFile],
+) -> Result<std::result::Result<Vec<RecordBatch>, String>> {
+    let what = format!(
+        "KV snapshot {} of {} of table '{}'",
+        snap.id,
+        b.describe(),
+        table_name(table)
+    );
+    if meta_log_offset != snap.log_offset {
+        return Err(Error::corrupt(format!(
+            "{what}: announced at log offset {} but its metadata says {meta_log_offset}",
+            snap.log_offset
+        )));
+    }
+    let values = match rocks::read_values(table, &what, files).await? {
+        Ok(v) => v,
+        Err(why) => return Ok(Err(why)),
+    };
+    let mut out = Vec::new();
+    for chunk in values.chunks(OUTPUT_ROWS) {
+        let refs: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
+        out.push(
+            super::pk_view::values_to_batch(table, &refs)
+                .map_err(|e| e.context(format!("{what}: decoding its values")))?,
+        );
     }
     Ok(Ok(out))
 }

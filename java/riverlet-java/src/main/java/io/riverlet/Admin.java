@@ -1,5 +1,6 @@
 package io.riverlet;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
@@ -145,6 +146,240 @@ public final class Admin implements AutoCloseable {
   public List<String> listTables(String database) {
     Objects.requireNonNull(database, "database name");
     return List.of(handle.call(a -> NativeMethods.listTables(a, database)));
+  }
+
+  /**
+   * Adds ACLs (the server needs {@code authorizer.enabled}). Needs ALTER on each entry's
+   * resource (a table's: its database).
+   *
+   * @param acls the entries
+   * @throws AuthorizationException when the caller may not alter a resource's ACLs
+   * @throws InvalidArgumentException for a bad resource, principal or operation (named)
+   */
+  public void createAcls(List<AclEntry> acls) {
+    Objects.requireNonNull(acls, "acls");
+    String[] flat = new String[acls.size() * 4];
+    int i = 0;
+    for (AclEntry e : acls) {
+      Objects.requireNonNull(e, "acl");
+      flat[i++] = e.resource();
+      flat[i++] = e.principal();
+      flat[i++] = e.operation();
+      flat[i++] = e.host();
+    }
+    handle.run(a -> NativeMethods.createAcls(a, flat));
+  }
+
+  /**
+   * The ACLs matching a filter, on the resources the caller may DESCRIBE. Each argument may be
+   * null (or {@code ANY}) to match everything.
+   *
+   * @param resource {@code cluster}, {@code cluster.db} or {@code cluster.db.table}
+   * @param principal {@code Type:name} ({@code ALL}: the wildcard principal)
+   * @param operation an operation name
+   * @param host a host
+   * @param permission a permission ({@code ALLOW})
+   * @return the matching entries
+   */
+  public List<AclEntry> listAcls(
+      String resource, String principal, String operation, String host, String permission) {
+    String[] f = filter(resource, principal, operation, host, permission);
+    return entries(handle.call(a -> NativeMethods.listAcls(a, f)));
+  }
+
+  /**
+   * Removes the ACLs matching a filter (as {@link #listAcls}) and returns them.
+   *
+   * @param resource see {@link #listAcls}
+   * @param principal see {@link #listAcls}
+   * @param operation see {@link #listAcls}
+   * @param host see {@link #listAcls}
+   * @param permission see {@link #listAcls}
+   * @return the removed entries
+   * @throws AuthorizationException when the caller may not alter a matched resource's ACLs
+   */
+  public List<AclEntry> dropAcls(
+      String resource, String principal, String operation, String host, String permission) {
+    String[] f = filter(resource, principal, operation, host, permission);
+    return entries(handle.call(a -> NativeMethods.dropAcls(a, f)));
+  }
+
+  /**
+   * Registers a producer's offsets (Fluss's RegisterProducerOffsets). A live registration of the
+   * producer is kept as it is.
+   *
+   * @param producerId the producer id (a table-name-like id: ASCII letters, digits, {@code _},
+   *     {@code -}, at most 200 characters)
+   * @param offsets the offset of each bucket
+   * @param ttl how long the registration lives, or {@code null} for the server's default
+   *     ({@code coordinator.producer-offsets.ttl}, 24 h unless configured)
+   * @return true when registered, false when a live registration existed (and was kept)
+   * @throws RiverletException with {@code flussCodeName()} {@code
+   *     INVALID_PRODUCER_ID_EXCEPTION} for an invalid producer id (named)
+   * @throws InvalidArgumentException for a negative ttl (named)
+   */
+  public boolean registerProducerOffsets(
+      String producerId, Map<ProducerBucket, Long> offsets, java.time.Duration ttl) {
+    Objects.requireNonNull(producerId, "producer id");
+    Objects.requireNonNull(offsets, "offsets");
+    long[] flat = new long[offsets.size() * 5];
+    int i = 0;
+    for (Map.Entry<ProducerBucket, Long> e : offsets.entrySet()) {
+      ProducerBucket b = Objects.requireNonNull(e.getKey(), "bucket");
+      flat[i++] = b.tableId();
+      flat[i++] = b.partitionId() == null ? 0 : 1;
+      flat[i++] = b.partitionId() == null ? 0 : b.partitionId();
+      flat[i++] = b.bucket();
+      flat[i++] = Objects.requireNonNull(e.getValue(), "offset");
+    }
+    boolean hasTtl = ttl != null;
+    long ttlMs = hasTtl ? ttl.toMillis() : 0;
+    return handle.call(
+        a -> NativeMethods.registerProducerOffsets(a, producerId, flat, hasTtl, ttlMs));
+  }
+
+  /**
+   * A producer's live registration (the tables the caller may not READ are left out).
+   *
+   * @param producerId the producer id
+   * @return the registration, or {@code null} when there is none
+   * @throws RiverletException with {@code flussCodeName()} {@code
+   *     INVALID_PRODUCER_ID_EXCEPTION} for an invalid producer id (named)
+   */
+  public ProducerOffsets getProducerOffsets(String producerId) {
+    Objects.requireNonNull(producerId, "producer id");
+    long[] flat = handle.call(a -> NativeMethods.getProducerOffsets(a, producerId));
+    if (flat == null) {
+      return null;
+    }
+    Map<ProducerBucket, Long> offsets = new LinkedHashMap<>();
+    for (int i = 1; i + 4 < flat.length; i += 5) {
+      Long partition = flat[i + 1] != 0 ? flat[i + 2] : null;
+      offsets.put(new ProducerBucket(flat[i], partition, (int) flat[i + 3]), flat[i + 4]);
+    }
+    return new ProducerOffsets(producerId, flat[0], Collections.unmodifiableMap(offsets));
+  }
+
+  /**
+   * Deletes a producer's registration (none to delete is not an error).
+   *
+   * @param producerId the producer id
+   * @throws RiverletException with {@code flussCodeName()} {@code
+   *     INVALID_PRODUCER_ID_EXCEPTION} for an invalid producer id (named)
+   */
+  public void deleteProducerOffsets(String producerId) {
+    Objects.requireNonNull(producerId, "producer id");
+    handle.run(a -> NativeMethods.deleteProducerOffsets(a, producerId));
+  }
+
+  /**
+   * Every server option and where its value comes from (Fluss's DescribeClusterConfigs).
+   *
+   * @return the options, as the server lists them
+   */
+  public List<ConfigEntry> describeClusterConfigs() {
+    String[] flat = handle.call(NativeMethods::describeClusterConfigs);
+    List<ConfigEntry> out = new ArrayList<>(flat.length / 3);
+    for (int i = 0; i + 2 < flat.length; i += 3) {
+      out.add(new ConfigEntry(flat[i], flat[i + 1], flat[i + 2]));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /**
+   * Changes server options while the server runs (Fluss's AlterClusterConfigs). Only the options
+   * Fluss lets change at run time are accepted ({@code kv.snapshot.interval} on the embedded
+   * server); a deleted option returns to its start-up value.
+   *
+   * @param set the options to set and their values
+   * @param delete the options to return to their start-up values
+   * @throws RiverletException naming an option that may not change at run time, or a bad value
+   * @throws AuthorizationException without ALTER on the cluster (with {@code authorizer.enabled})
+   */
+  public void alterClusterConfigs(Map<String, String> set, Collection<String> delete) {
+    String[] pairs = flatPairs(set);
+    String[] keys = names(delete, "option to delete");
+    handle.run(a -> NativeMethods.alterClusterConfigs(a, pairs, keys));
+  }
+
+  /**
+   * Changes a database's custom properties and comment (Fluss's AlterDatabase).
+   *
+   * @param name the database
+   * @param set the properties to set
+   * @param reset the properties to remove
+   * @param comment the new comment, {@code ""} to remove it, or {@code null} to keep it
+   * @param ignoreIfNotExists whether a missing database is not an error
+   * @throws DatabaseNotFoundException for a missing database (unless ignored)
+   */
+  public void alterDatabase(
+      String name,
+      Map<String, String> set,
+      Collection<String> reset,
+      String comment,
+      boolean ignoreIfNotExists) {
+    Objects.requireNonNull(name, "database name");
+    String[] pairs = flatPairs(set);
+    String[] keys = names(reset, "property to reset");
+    handle.run(a -> NativeMethods.alterDatabase(a, name, pairs, keys, comment, ignoreIfNotExists));
+  }
+
+  /**
+   * A database's comment, custom properties and times.
+   *
+   * @param name the database
+   * @return its description
+   * @throws DatabaseNotFoundException for a missing database
+   */
+  public DatabaseInfo databaseInfo(String name) {
+    Objects.requireNonNull(name, "database name");
+    String[] flat = handle.call(a -> NativeMethods.databaseInfo(a, name));
+    Map<String, String> props = new LinkedHashMap<>();
+    for (int i = 3; i + 1 < flat.length; i += 2) {
+      props.put(flat[i], flat[i + 1]);
+    }
+    return new DatabaseInfo(name, flat[0], Collections.unmodifiableMap(props),
+        Long.parseLong(flat[1]), Long.parseLong(flat[2]));
+  }
+
+  private static String[] flatPairs(Map<String, String> map) {
+    if (map == null) {
+      return new String[0];
+    }
+    String[] out = new String[map.size() * 2];
+    int i = 0;
+    for (Map.Entry<String, String> e : map.entrySet()) {
+      out[i++] = Objects.requireNonNull(e.getKey(), "option name");
+      out[i++] = Objects.requireNonNull(e.getValue(), "value of " + e.getKey());
+    }
+    return out;
+  }
+
+  private static String[] names(Collection<String> names, String what) {
+    if (names == null) {
+      return new String[0];
+    }
+    String[] out = names.toArray(new String[0]);
+    for (String n : out) {
+      Objects.requireNonNull(n, what);
+    }
+    return out;
+  }
+
+  private static String[] filter(String... parts) {
+    String[] out = new String[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      out[i] = parts[i] == null ? "" : parts[i];
+    }
+    return out;
+  }
+
+  private static List<AclEntry> entries(String[] flat) {
+    List<AclEntry> out = new java.util.ArrayList<>();
+    for (int i = 0; i + 4 < flat.length; i += 5) {
+      out.add(new AclEntry(flat[i], flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]));
+    }
+    return Collections.unmodifiableList(out);
   }
 
   /**

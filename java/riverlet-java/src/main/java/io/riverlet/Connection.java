@@ -4,7 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
@@ -17,6 +21,16 @@ public final class Connection implements AutoCloseable {
   private final BufferAllocator allocator;
   private final boolean ownsAllocator;
   private final Set<AutoCloseable> children = ConcurrentHashMap.newKeySet();
+
+  /**
+   * How long {@link #close()} waits for {@link Table#lookupAsync} calls still in flight: their
+   * results land in this connection's allocator, which close() then closes. Closing the native
+   * connection fails the calls that have not been answered, so this is a bound, not a delay.
+   */
+  private static final long ASYNC_CLOSE_WAIT_SECONDS = 60;
+
+  /** One entry per {@link Table#lookupAsync} call in flight, removed once it is settled. */
+  private final Set<CompletableFuture<Void>> asyncInFlight = ConcurrentHashMap.newKeySet();
 
   Connection(long address, String bootstrap, BufferAllocator allocator, boolean ownsAllocator) {
     this.handle = new NativeHandle("the connection to " + bootstrap, address,
@@ -86,9 +100,12 @@ public final class Connection implements AutoCloseable {
 
   /**
    * Closes every table, admin and subscription opened from this connection, then the
-   * connection; later calls throw {@link ClosedException}. Idempotent. When the connection made
-   * its own allocator, that is closed too: close readers and batches read through it first
-   * (Arrow reports any still open as a leak).
+   * connection; later calls throw {@link ClosedException}. Idempotent. {@link
+   * Table#lookupAsync} calls still in flight are failed (or answered) and their futures settled
+   * before this returns, so their results and the stages the caller chained to them (before the
+   * call settled) are done with the allocator first. When the connection made its own allocator,
+   * that is closed too: close readers and batches read through it first (Arrow reports any still
+   * open as a leak).
    */
   @Override
   public void close() {
@@ -112,12 +129,49 @@ public final class Connection implements AutoCloseable {
     }
     children.clear();
     handle.close(NativeMethods::connectionClose);
+    RuntimeException waiting = awaitAsyncLookups();
+    if (first == null) {
+      first = waiting;
+    }
     if (ownsAllocator) {
       allocator.close();
     }
     if (first != null) {
       throw first;
     }
+  }
+
+  /**
+   * Tracks an asynchronous call until {@code settled} completes (after its future and the
+   * stages chained to it ran).
+   */
+  void trackAsync(CompletableFuture<Void> settled) {
+    asyncInFlight.add(settled);
+    settled.whenComplete((ignored, error) -> asyncInFlight.remove(settled));
+  }
+
+  /** Waits for the asynchronous calls in flight; an error when some did not settle in time. */
+  private RuntimeException awaitAsyncLookups() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ASYNC_CLOSE_WAIT_SECONDS);
+    for (CompletableFuture<Void> settled : new ArrayList<>(asyncInFlight)) {
+      try {
+        settled.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        return new InternalException(
+            asyncInFlight.size()
+                + " lookupAsync call(s) of "
+                + this
+                + " did not settle within "
+                + ASYNC_CLOSE_WAIT_SECONDS
+                + " s of closing the connection");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new InternalException("interrupted while closing " + this);
+      } catch (ExecutionException e) {
+        // settled never completes exceptionally; nothing to report
+      }
+    }
+    return null;
   }
 
   <T extends AutoCloseable> T register(T child) {

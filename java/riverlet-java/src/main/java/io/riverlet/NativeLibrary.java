@@ -61,7 +61,8 @@ final class NativeLibrary {
   }
 
   /**
-   * Where the library was loaded from (a path, or {@code java.library.path}).
+   * Where the library was loaded from (a path, or {@code java.library.path}); a copy extracted
+   * from the JAR is deleted once loaded, so the path may no longer exist.
    *
    * @return the source, or null before loading
    */
@@ -125,6 +126,16 @@ final class NativeLibrary {
       }
       System.load(tmp.toAbsolutePath().toString());
       source = tmp.toString();
+      // Loaded: the copy is not needed any more where the OS keeps a loaded library mapped after
+      // its file is deleted (Linux, macOS). Deleting it now, not at exit, leaves nothing behind
+      // when the JVM is killed, and a long-lived JVM that loads it once per class loader (a
+      // Flink TaskManager, one per job) does not pile up a copy per job. Where the file cannot
+      // be deleted while loaded (Windows), it stays until exit.
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException stillInUse) {
+        // deleteOnExit above
+      }
     } catch (IOException | UnsatisfiedLinkError e) {
       throw new RiverletException(
           ErrorKind.IO,

@@ -59,6 +59,33 @@ final class NativeMethods {
 
   static native String[] listTables(long admin, String database);
 
+  static native void createAcls(long admin, String[] resourcePrincipalOperationHost);
+
+  static native String[] listAcls(long admin, String[] filter);
+
+  static native String[] dropAcls(long admin, String[] filter);
+
+  static native boolean registerProducerOffsets(
+      long admin, String producerId, long[] offsets, boolean hasTtl, long ttlMs);
+
+  static native long[] getProducerOffsets(long admin, String producerId);
+
+  static native void deleteProducerOffsets(long admin, String producerId);
+
+  static native String[] describeClusterConfigs(long admin);
+
+  static native void alterClusterConfigs(long admin, String[] setPairs, String[] deleteKeys);
+
+  static native void alterDatabase(
+      long admin,
+      String name,
+      String[] setPairs,
+      String[] resetKeys,
+      String comment,
+      boolean ignoreIfNotExists);
+
+  static native String[] databaseInfo(long admin, String name);
+
   static native boolean tableExists(long admin, String name);
 
   static native TableInfo tableInfo(long admin, String name, long schemaAddress);
@@ -83,11 +110,13 @@ final class NativeMethods {
 
   static native void upsert(long table, long arrayAddress, long schemaAddress, String[] columns);
 
-  static native void delete(long table, long arrayAddress, long schemaAddress);
+  static native void delete(long table, long arrayAddress, long schemaAddress, String[] columns);
 
   static native void flush(long table);
 
   static native void closeWriters(long table);
+
+  static native void abortWriters(long table);
 
   static native String[] scan(long table, ReadOptions options, long streamAddress);
 
@@ -99,6 +128,8 @@ final class NativeMethods {
   static native TableName tableName(String name);
 
   static native String[] lookupColumns(long table, boolean prefix);
+
+  static native BucketLeader[] bucketLeaders(long table);
 
   static native void lookup(
       long table,

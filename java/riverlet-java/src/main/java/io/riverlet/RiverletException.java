@@ -98,6 +98,7 @@ public class RiverletException extends RuntimeException {
   private static final int TABLE_ALREADY_EXIST = 8;
   private static final int PARTITION_NOT_EXISTS = 36;
   private static final int PARTITION_ALREADY_EXISTS = 42;
+  private static final int AUTHORIZATION_EXCEPTION = 48;
 
   /**
    * The one mapping of core errors to exception classes; the native library calls it.
@@ -138,6 +139,9 @@ public class RiverletException extends RuntimeException {
       case UNSUPPORTED:
         return new UnsupportedException(message, code, codeName);
       case AUTHENTICATION:
+        if (code == AUTHORIZATION_EXCEPTION) {
+          return new AuthorizationException(message, code, codeName);
+        }
         return new AuthenticationException(message, code, codeName);
       case NETWORK:
         return new NetworkException(message, code, codeName);

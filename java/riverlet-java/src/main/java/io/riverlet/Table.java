@@ -9,6 +9,7 @@ import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -119,7 +120,10 @@ public final class Table implements AutoCloseable {
 
   /**
    * Queues a partial update: only {@code columns} (which must include the primary key) are
-   * written, the others keep their values.
+   * written, the others keep their values. Upserts, partial updates and deletes of a table are
+   * applied in call order: a call that switches between whole rows and a set of partial-update
+   * columns first waits until the writes queued with the other set are acknowledged (and throws
+   * their error, if one failed).
    *
    * @param root the rows (at least those columns)
    * @param columns the columns to write, or null for all
@@ -135,7 +139,21 @@ public final class Table implements AutoCloseable {
    * @param root the keys
    */
   public void delete(VectorSchemaRoot root) {
-    exportAnd(root, (t, array, schema) -> NativeMethods.delete(t, array, schema));
+    delete(root, null);
+  }
+
+  /**
+   * Queues deletes of the keys in {@code root} as a partial update of {@code columns} does
+   * them: the server removes only those columns' values (a record whose other columns are all
+   * null goes). Ordered with upserts and partial updates as {@link #upsert(VectorSchemaRoot,
+   * List)} describes.
+   *
+   * @param root the keys
+   * @param columns the partial update's columns (with the primary key), or null for whole rows
+   */
+  public void delete(VectorSchemaRoot root, List<String> columns) {
+    String[] cols = columns == null ? null : columns.toArray(new String[0]);
+    exportAnd(root, (t, array, schema) -> NativeMethods.delete(t, array, schema, cols));
   }
 
   /**
@@ -252,6 +270,22 @@ public final class Table implements AutoCloseable {
   }
 
   /**
+   * The tablet server leading each bucket of the table, as the cluster says now: one entry per
+   * bucket in bucket order (for a partitioned table, per partition by name, then bucket). The
+   * table's cached leaders are asked from the cluster again first, so the connection's writes,
+   * reads and lookups route by this answer from then on. A bucket without a live leader (one is
+   * being elected, or its leader just died) has a null {@link BucketLeader#leaderId()}; that is
+   * not an error. Against the embedded server every bucket is led by server 0 at the bootstrap
+   * address.
+   *
+   * @return the leaders, in bucket order
+   * @throws RiverletException when the cluster cannot be asked (the error names the table)
+   */
+  public List<BucketLeader> bucketLeaders() {
+    return List.of(handle.call(NativeMethods::bucketLeaders));
+  }
+
+  /**
    * Point lookups of the keys in {@code keys} (primary-key columns by name): the rows found, in
    * key order (a key without a row contributes nothing).
    *
@@ -297,9 +331,11 @@ public final class Table implements AutoCloseable {
     Objects.requireNonNull(keys, "keys");
     BufferAllocator alloc = openAllocator();
     AsyncLookup completion = new AsyncLookup(alloc);
-    try (ArrowArray array = ArrowArray.allocateNew(alloc);
-        ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
-      Data.exportVectorSchemaRoot(alloc, keys, null, array, schema);
+    connection.trackAsync(completion.settled);
+    BufferAllocator keysAlloc = exportAllocator(keys);
+    try (ArrowArray array = ArrowArray.allocateNew(keysAlloc);
+        ArrowSchema schema = ArrowSchema.allocateNew(keysAlloc)) {
+      Data.exportVectorSchemaRoot(keysAlloc, keys, null, array, schema);
       try {
         handle.run(
             t ->
@@ -344,7 +380,9 @@ public final class Table implements AutoCloseable {
   }
 
   /**
-   * Flushes and closes this table's writers, then frees it. Idempotent.
+   * Flushes and closes this table's writers, then frees it. Idempotent. A caller that will write
+   * the unacknowledged rows again anyway (a cancelled stream task) uses {@link #abort()} instead,
+   * which does not wait for the server.
    *
    * @throws RiverletException a write error the final flush reported
    */
@@ -352,6 +390,36 @@ public final class Table implements AutoCloseable {
   public void close() {
     try {
       handle.close(NativeMethods::closeWriters);
+    } finally {
+      connection.unregister(this);
+    }
+  }
+
+  /**
+   * Stops this table's writers at once, without waiting for the server, then frees the table:
+   * for a caller that will write the rows again anyway, such as a stream processor's task that
+   * is cancelled or failed and restores from its last checkpoint, where {@link #close()} would
+   * wait for acknowledgements nobody needs (up to the writer's delivery timeout, 120 s, while a
+   * server is unreachable).
+   *
+   * <p>Writes the server acknowledged stay written. Writes not acknowledged yet are discarded:
+   * they may or may not have reached the table (a batch already sent can still be appended), and
+   * a {@link #flush()} of another thread waiting for them throws {@link ClosedException}. Later
+   * calls throw {@link ClosedException}. Idempotent; a no-op after {@link #close()}.
+   *
+   * @throws RiverletException only if the native call itself fails
+   */
+  public void abort() {
+    try {
+      // First beside calls in flight (a flush or a write of another thread waiting for the
+      // server is answered by the abort, so it cannot hold the close below), then while freeing,
+      // for a writer such a call may have opened meanwhile.
+      try {
+        handle.run(NativeMethods::abortWriters);
+      } catch (ClosedException alreadyClosed) {
+        return;
+      }
+      handle.close(NativeMethods::abortWriters);
     } finally {
       connection.unregister(this);
     }
@@ -376,13 +444,26 @@ public final class Table implements AutoCloseable {
     return connection.allocator();
   }
 
+  /**
+   * The allocator to export {@code root} with: the one its buffers come from. Arrow's export
+   * hands the buffers to a vector of the given allocator, which must share their root allocator,
+   * so exporting with the connection's allocator fails for rows the caller allocated from an
+   * allocator of their own ("A buffer can only be associated between two allocators that share
+   * the same root"). A root without columns uses the connection's.
+   */
+  private BufferAllocator exportAllocator(VectorSchemaRoot root) {
+    BufferAllocator connectionAllocator = openAllocator();
+    List<FieldVector> vectors = root.getFieldVectors();
+    return vectors.isEmpty() ? connectionAllocator : vectors.get(0).getAllocator();
+  }
+
   private interface ExportedCall {
     void apply(long table, long array, long schema);
   }
 
   private void exportAnd(VectorSchemaRoot root, ExportedCall call) {
     Objects.requireNonNull(root, "root");
-    BufferAllocator alloc = openAllocator();
+    BufferAllocator alloc = exportAllocator(root);
     try (ArrowArray array = ArrowArray.allocateNew(alloc);
         ArrowSchema schema = ArrowSchema.allocateNew(alloc)) {
       Data.exportVectorSchemaRoot(alloc, root, null, array, schema);
@@ -399,11 +480,12 @@ public final class Table implements AutoCloseable {
   private VectorSchemaRoot lookupMode(VectorSchemaRoot keys, int mode) {
     Objects.requireNonNull(keys, "keys");
     BufferAllocator alloc = openAllocator();
-    try (ArrowArray array = ArrowArray.allocateNew(alloc);
-        ArrowSchema schema = ArrowSchema.allocateNew(alloc);
+    BufferAllocator keysAlloc = exportAllocator(keys);
+    try (ArrowArray array = ArrowArray.allocateNew(keysAlloc);
+        ArrowSchema schema = ArrowSchema.allocateNew(keysAlloc);
         ArrowArray outArray = ArrowArray.allocateNew(alloc);
         ArrowSchema outSchema = ArrowSchema.allocateNew(alloc)) {
-      Data.exportVectorSchemaRoot(alloc, keys, null, array, schema);
+      Data.exportVectorSchemaRoot(keysAlloc, keys, null, array, schema);
       try {
         handle.run(
             t ->
@@ -425,6 +507,11 @@ public final class Table implements AutoCloseable {
   /** Completes a {@link #lookupAsync} future; the native library calls it on a runtime thread. */
   static final class AsyncLookup {
     final CompletableFuture<VectorSchemaRoot> future = new CompletableFuture<>();
+    /**
+     * Completed after {@link #future} and the stages chained to it before it completed (they run
+     * inside its completion): {@link Connection#close()} waits for it.
+     */
+    final CompletableFuture<Void> settled = new CompletableFuture<>();
     final BufferAllocator allocator;
     final ArrowArray array;
     final ArrowSchema schema;
@@ -451,10 +538,10 @@ public final class Table implements AutoCloseable {
       RuntimeException closing = closeStructs();
       if (closing != null) {
         root.close();
-        future.completeExceptionally(closing);
+        settle(() -> future.completeExceptionally(closing));
         return;
       }
-      future.complete(root);
+      settle(() -> future.complete(root));
     }
 
     /** Called by native code (or above) with the error. Never throws. */
@@ -463,7 +550,16 @@ public final class Table implements AutoCloseable {
       if (closing != null) {
         error.addSuppressed(closing);
       }
-      future.completeExceptionally(error);
+      settle(() -> future.completeExceptionally(error));
+    }
+
+    /** Completes the future (its chained stages run now), then marks the call settled. */
+    private void settle(Runnable completeFuture) {
+      try {
+        completeFuture.run();
+      } finally {
+        settled.complete(null);
+      }
     }
 
     /** Frees the two C structs; what freeing threw (a closed allocator), or null. */

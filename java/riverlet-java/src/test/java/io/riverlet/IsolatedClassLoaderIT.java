@@ -49,6 +49,11 @@ class IsolatedClassLoaderIT {
       assertTrue(result.contains("loader=true"), result);
       assertTrue(result.contains("rows=[[2, b, us], [1, a, eu]]"), result);
       assertTrue(result.contains("blocking-call-on-runtime-thread=refused"), result);
+      // The isolated loader cannot share the library the test's loader loaded, so it loads the
+      // copy inside the JAR; that copy's file is gone once loaded (nothing left in the temp
+      // directory when the JVM is killed, no copy per job in a long-lived JVM).
+      assertTrue(result.contains("native-source=extracted"), result);
+      assertTrue(result.contains("extracted-copy-left=false"), result);
     }
   }
 

@@ -69,7 +69,13 @@ public final class IsolatedProbe implements Callable<String> {
             }
           }
         }
-        return String.valueOf(seen);
+        // Where this loader's copy of the native library came from, and whether its file is
+        // still there (a copy extracted from the JAR is deleted once loaded).
+        String source = NativeLibrary.source();
+        boolean extracted = source != null && !source.equals("java.library.path");
+        return seen + " native-source=" + (extracted ? "extracted" : source)
+            + " extracted-copy-left=" + (extracted && java.nio.file.Files.exists(
+                java.nio.file.Path.of(source)));
       }
     }
   }

@@ -186,6 +186,97 @@ class TableTest extends ServerTestBase {
     }
   }
 
+  /**
+   * Rows from an allocator of the caller's own, not the connection's (the usual case in an
+   * application): every write and lookup takes them, and the caller's allocator closes without
+   * a leak afterwards (closing throws when a buffer is still held). Exporting them with the
+   * connection's allocator failed with "A buffer can only be associated between two allocators
+   * that share the same root" and leaked (found by tests/reliability/failover.py --client java).
+   */
+  @Test
+  void writesAndLookupsTakeRowsOfTheCallersOwnAllocator() throws Exception {
+    String db = newDatabase();
+    String log = createTable(db, "log", TableDescriptor.builder(TestSupport.idNameRegion()).build());
+    String pk = createTable(db, "pk",
+        TableDescriptor.builder(TestSupport.idNameRegion()).primaryKey("id").bucketCount(2).build());
+    try (org.apache.arrow.memory.BufferAllocator own =
+            new org.apache.arrow.memory.RootAllocator();
+        Table l = conn.table(log);
+        Table t = conn.table(pk)) {
+      try (VectorSchemaRoot r = rows(own, new Object[] {1L, "a", "eu"},
+          new Object[] {2L, null, "us"})) {
+        l.append(r);
+        t.upsert(r);
+      }
+      try (VectorSchemaRoot r = rows(own, new Object[] {2L, "b", null})) {
+        t.upsert(r, List.of("id", "name"));
+      }
+      try (VectorSchemaRoot k = TestSupport.longs(own, "id", 1)) {
+        t.delete(k);
+      }
+      l.flush();
+      t.flush();
+      assertEquals(List.of(list(1L, "a", "eu"), list(2L, null, "us")),
+          sortedById(readAll(l.scan())));
+      try (VectorSchemaRoot keys = TestSupport.longs(own, "id", 2, 1);
+          VectorSchemaRoot found = t.lookup(keys)) {
+        assertEquals(List.of(list(2L, "b", "us")), TestSupport.values(found));
+      }
+      try (VectorSchemaRoot keys = TestSupport.longs(own, "id", 1, 2);
+          VectorSchemaRoot found = t.lookupMany(keys)) {
+        assertEquals(List.of(list(1, 2L, "b", "us")), TestSupport.values(found));
+      }
+      try (VectorSchemaRoot keys = TestSupport.longs(own, "id", 2);
+          VectorSchemaRoot found = t.lookupAsync(keys).get(60, TimeUnit.SECONDS)) {
+        assertEquals(List.of(list(2L, "b", "us")), TestSupport.values(found));
+      }
+    }
+  }
+
+  /**
+   * Closing a connection (with its own allocator) while lookupAsync calls are in flight: close()
+   * waits until every call settled, so it neither reports their buffers as a leak ("Memory was
+   * leaked by query", what made Flink kill its TaskManager on cancel) nor closes the allocator
+   * under a result being imported. Every future is done when close() returns, each with rows or
+   * with a Riverlet error.
+   */
+  @Test
+  void closingAConnectionWaitsForItsLookupsInFlight() throws Exception {
+    String db = newDatabase();
+    String pk = createTable(db, "pk",
+        TableDescriptor.builder(TestSupport.idNameRegion()).primaryKey("id").bucketCount(2).build());
+    try (Table t = conn.table(pk);
+        VectorSchemaRoot r = rows(alloc(), new Object[] {1L, "a", "eu"})) {
+      t.upsert(r);
+      t.flush();
+    }
+    Connection own = Riverlet.connect(conn.bootstrapServers(), java.util.Map.of());
+    List<java.util.concurrent.CompletableFuture<Long>> found = new ArrayList<>();
+    try (org.apache.arrow.memory.BufferAllocator keysAlloc =
+        new org.apache.arrow.memory.RootAllocator()) {
+      Table t = own.table(pk);
+      for (int i = 0; i < 50; i++) {
+        try (VectorSchemaRoot keys = TestSupport.longs(keysAlloc, "id", 1)) {
+          // The caller closes each result in a stage chained at once, as an application would.
+          found.add(t.lookupAsync(keys).thenApply(root -> {
+            long n = root.getRowCount();
+            root.close();
+            return n;
+          }));
+        }
+      }
+      own.close();
+    }
+    for (java.util.concurrent.CompletableFuture<Long> f : found) {
+      assertTrue(f.isDone(), "a lookup still pending after close()");
+      try {
+        assertEquals(1L, f.get());
+      } catch (java.util.concurrent.ExecutionException e) {
+        assertTrue(e.getCause() instanceof RiverletException, e.toString());
+      }
+    }
+  }
+
   @Test
   void prefixLookupByBucketKey() throws Exception {
     String db = newDatabase();

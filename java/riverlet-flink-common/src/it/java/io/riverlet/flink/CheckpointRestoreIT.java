@@ -47,7 +47,7 @@ class CheckpointRestoreIT extends FlinkTestBase {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
         see.setParallelism(parallelism);
         see.enableCheckpointing(500);
-        StreamTableEnvironment env = withRunNames(StreamTableEnvironment.create(
+        StreamTableEnvironment env = forTests(StreamTableEnvironment.create(
                 see, EnvironmentSettings.newInstance().inStreamingMode().build()));
         if (restorePath != null) {
             env.getConfig().getConfiguration().setString("execution.state-recovery.path", restorePath);

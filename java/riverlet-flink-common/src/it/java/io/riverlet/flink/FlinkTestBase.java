@@ -3,6 +3,8 @@ package io.riverlet.flink;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -16,11 +18,18 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,17 +40,25 @@ import io.riverlet.LocalServer;
 import io.riverlet.OffsetSpec;
 import io.riverlet.Riverlet;
 import io.riverlet.RiverletException;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.messages.webmonitor.ClusterOverview;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -53,13 +70,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>With the environment variable {@code RIVERLET_TEST_BOOTSTRAP} set (the real-Fluss interop
  * run), the tests use that server instead. The statements name the databases of the Flink pages
  * ({@code my_db}, {@code finance}, ...); against an external server the environments of
- * {@link #streamEnv()} / {@link #batchEnv()} ({@link #withRunNames}) give each of those names a
+ * {@link #streamEnv()} / {@link #batchEnv()} ({@link #forTests}) give each of those names a
  * suffix unique to the test JVM ({@link #db(String)}), so the suites of both Flink versions can
  * run one after the other, or again, on the same cluster. What cannot apply to Apache Fluss is
  * adapted there and printed ({@link #notApplicable(String)}).
+ *
+ * <p>Jobs: every job a test starts ends before the next test starts. A statement run to its
+ * end ({@link #run}) is cancelled when it does not end within {@link #WAIT}; a query read while
+ * it runs ({@link #query}, {@link #firstRows}, {@link #rows}) is a {@link RunningQuery} whose
+ * waits for rows are bounded by {@link #WAIT} and whose {@code close()} cancels the job and
+ * waits for its end; and after each test any job still running is cancelled and awaited
+ * ({@link #endJobsLeftRunning}). A job that does not end within {@link #JOB_END_WAIT} of its
+ * cancel fails the test with its statement and the stacks of the task threads (a job in
+ * CANCELLING keeps its task slots, and the next test would wait for them).
  */
-// CloseableIterator.close() declares Exception; the iterators here are closed on purpose.
-@SuppressWarnings("try")
 public abstract class FlinkTestBase {
 
     @RegisterExtension
@@ -72,6 +96,23 @@ public abstract class FlinkTestBase {
 
     /** How long a test waits for rows it expects before it fails (never a timing assertion). */
     protected static final Duration WAIT = Duration.ofSeconds(120);
+
+    /**
+     * How long a job may take to end after its cancel (or after its last row) before the test
+     * fails: far more than a healthy cancel needs, and less than Flink's
+     * {@code task.cancellation.timeout} (180 s), after which the TaskManager is killed.
+     */
+    protected static final Duration JOB_END_WAIT = Duration.ofSeconds(60);
+
+    /** The statement of every job started through {@link #forTests} environments, by job. */
+    private static final Map<JobID, String> STATEMENTS = new ConcurrentHashMap<>();
+
+    /** Cancels the job of a wait for rows that ran out ({@link RunningQuery}). */
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "it-job-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
 
     protected static LocalServer server;
     protected static Path dataDir;
@@ -107,24 +148,30 @@ public abstract class FlinkTestBase {
     }
 
     /**
-     * {@code env} with the SQL text of {@code executeSql}, {@code sqlQuery} and
-     * {@code explainSql} passed through {@link #runNames} (a no-op on the embedded server).
+     * {@code env} as the tests use it: every job one of its {@code executeSql} calls starts is
+     * recorded with its statement (so a job that does not end is named by its SQL,
+     * {@link #describe}), and against an external server the SQL text of {@code executeSql},
+     * {@code sqlQuery} and {@code explainSql} is passed through {@link #runNames}.
      */
-    protected static StreamTableEnvironment withRunNames(StreamTableEnvironment env) {
-        if (RUN_SUFFIX.isEmpty()) {
-            return env;
-        }
+    protected static StreamTableEnvironment forTests(StreamTableEnvironment env) {
         InvocationHandler h = (proxy, method, args) -> {
             String m = method.getName();
-            if (args != null && args.length > 0 && args[0] instanceof String
-                    && (m.equals("executeSql") || m.equals("sqlQuery") || m.equals("explainSql"))) {
+            boolean sqlCall = args != null && args.length > 0 && args[0] instanceof String
+                    && (m.equals("executeSql") || m.equals("sqlQuery") || m.equals("explainSql"));
+            if (sqlCall && !RUN_SUFFIX.isEmpty()) {
                 args[0] = runNames((String) args[0]);
             }
+            Object out;
             try {
-                return method.invoke(env, args);
+                out = method.invoke(env, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
+            if (sqlCall && out instanceof TableResult) {
+                String sql = (String) args[0];
+                ((TableResult) out).getJobClient().ifPresent(c -> STATEMENTS.put(c.getJobID(), sql));
+            }
+            return out;
         };
         return (StreamTableEnvironment) Proxy.newProxyInstance(
                 FlinkTestBase.class.getClassLoader(), new Class<?>[] {StreamTableEnvironment.class}, h);
@@ -175,7 +222,7 @@ public abstract class FlinkTestBase {
     protected static StreamTableEnvironment streamEnv() {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
         see.setParallelism(2);
-        StreamTableEnvironment env = withRunNames(StreamTableEnvironment.create(
+        StreamTableEnvironment env = forTests(StreamTableEnvironment.create(
                 see, EnvironmentSettings.newInstance().inStreamingMode().build()));
         registerCatalog(env);
         return env;
@@ -185,7 +232,7 @@ public abstract class FlinkTestBase {
     protected static TableEnvironment batchEnv() {
         StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
         see.setParallelism(2);
-        StreamTableEnvironment env = withRunNames(StreamTableEnvironment.create(
+        StreamTableEnvironment env = forTests(StreamTableEnvironment.create(
                 see, EnvironmentSettings.newInstance().inBatchMode().build()));
         registerCatalog(env);
         return env;
@@ -215,6 +262,10 @@ public abstract class FlinkTestBase {
         TableResult r = env.executeSql(sql);
         try {
             r.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            r.getJobClient().ifPresent(job -> cancelAndAwaitEnd(job.getJobID(), job::cancel, job::getJobStatus));
+            throw new AssertionError("statement did not end within " + WAIT.toSeconds() + " s (its job was"
+                    + " cancelled): " + sql, e);
         } catch (Exception e) {
             throw new AssertionError("statement failed: " + sql + causes(e), e);
         }
@@ -299,10 +350,11 @@ public abstract class FlinkTestBase {
 
     /**
      * Calls {@code body} while a background thread runs {@code insertOf(i)} for i in
-     * [{@code from}, {@code to}), one INSERT job after another (batch mode), then stops that
-     * thread between two jobs and waits for the job in progress. It is never interrupted inside
-     * a job: an interrupted await leaves the job running, holding task slots into the next test.
-     * A failed INSERT fails the test.
+     * [{@code from}, {@code to}), one INSERT job after another (batch mode, each run to its end by
+     * {@link #run}), then stops that thread between two jobs and waits for the job in progress.
+     * It is never interrupted inside a job: an interrupted await leaves the job running, holding
+     * task slots into the next test. A failed INSERT, or a writer that does not stop, fails the
+     * test.
      */
     protected static <T> T whileInserting(int from, int to, IntFunction<String> insertOf, Callable<T> body)
             throws Exception {
@@ -324,7 +376,12 @@ public abstract class FlinkTestBase {
             result = body.call();
         } finally {
             stop.set(true);
-            writer.join(WAIT.toMillis());
+            // run() ends or cancels the job in progress within WAIT + JOB_END_WAIT.
+            writer.join(WAIT.plus(JOB_END_WAIT).plusSeconds(10).toMillis());
+        }
+        if (writer.isAlive()) {
+            throw new AssertionError("the background INSERT jobs (" + insertOf.apply(from) + ", ...) did not stop"
+                    + threadStacks());
         }
         if (failure.get() != null) {
             throw new AssertionError("a background INSERT failed", failure.get());
@@ -332,18 +389,274 @@ public abstract class FlinkTestBase {
         return result;
     }
 
-    /** Every row of a bounded query, sorted. */
-    protected static List<String> rows(TableEnvironment env, String sql) {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = env.executeSql(sql).collect()) {
-            while (it.hasNext()) {
-                out.add(it.next().toString());
-            }
-        } catch (Exception e) {
+    /**
+     * Starts {@code sql} (a query) and returns its running result; close it (try-with-resources)
+     * to cancel its job and wait for the job's end.
+     */
+    protected static RunningQuery query(TableEnvironment env, String sql) {
+        TableResult r;
+        try {
+            r = env.executeSql(sql);
+        } catch (RuntimeException e) {
             throw new AssertionError("query failed: " + sql + causes(e), e);
         }
-        Collections.sort(out);
-        return out;
+        return new RunningQuery(sql, r);
+    }
+
+    /**
+     * The result of a query whose job runs while a test reads it. Every wait for rows is
+     * bounded by {@link #WAIT}: when it runs out, the job is cancelled and the test fails naming
+     * the statement and the rows read so far. {@link #close()} cancels the job (closing Flink's
+     * result iterator does) and waits up to {@link #JOB_END_WAIT} for its end.
+     */
+    protected static final class RunningQuery implements AutoCloseable {
+        private final String sql;
+        private final CloseableIterator<Row> rows;
+        /** Null for a statement without a job (SHOW, DESCRIBE, ...). */
+        private final JobClient job;
+
+        RunningQuery(String sql, TableResult result) {
+            this.sql = sql;
+            this.job = result.getJobClient().orElse(null);
+            this.rows = result.collect();
+        }
+
+        /**
+         * The next {@code n} rows, in arrival order; fails when the result ends before, or when
+         * they do not arrive within {@link #WAIT}.
+         *
+         * @param n how many rows
+         * @return the rows ({@code +I[...]} strings)
+         */
+        public List<String> take(int n) {
+            return strings(read(n));
+        }
+
+        /**
+         * Every further row, up to the end of the result; fails when the result does not end
+         * within {@link #WAIT}, or when its job ends other than FINISHED.
+         *
+         * @return the rows ({@code +I[...]} strings), in arrival order
+         */
+        public List<String> toEnd() {
+            return strings(toEndAsRows());
+        }
+
+        /**
+         * {@link #toEnd()} as Flink's rows.
+         *
+         * @return the rows, in arrival order
+         */
+        public List<Row> toEndAsRows() {
+            List<Row> out = read(-1);
+            if (job != null) {
+                JobStatus end = awaitEnd(job.getJobID(), job::getJobStatus);
+                if (end != JobStatus.FINISHED) {
+                    throw new AssertionError("the job of `" + sql + "` ended " + end + ", not FINISHED");
+                }
+            }
+            return out;
+        }
+
+        private static List<String> strings(List<Row> rows) {
+            List<String> out = new ArrayList<>(rows.size());
+            for (Row r : rows) {
+                out.add(r.toString());
+            }
+            return out;
+        }
+
+        private List<Row> read(int n) {
+            List<Row> out = new ArrayList<>();
+            AtomicBoolean timedOut = new AtomicBoolean();
+            ScheduledFuture<?> watchdog = job == null ? null : WATCHDOG.schedule(() -> {
+                timedOut.set(true);
+                job.cancel();
+            }, WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            RuntimeException failure = null;
+            try {
+                while ((n < 0 || out.size() < n) && rows.hasNext()) {
+                    out.add(rows.next());
+                }
+            } catch (RuntimeException e) {
+                failure = e;
+            } finally {
+                if (watchdog != null) {
+                    watchdog.cancel(false);
+                }
+            }
+            boolean complete = failure == null && (n < 0 || out.size() == n);
+            if (!complete && timedOut.get()) {
+                throw new AssertionError("waited " + WAIT.toSeconds() + " s for " + (n < 0 ? "the end of the result"
+                        : n + " rows") + " of `" + sql + "` (its job was cancelled); got " + out.size() + ": " + out);
+            }
+            if (failure != null) {
+                throw new AssertionError("query failed: " + sql + causes(failure), failure);
+            }
+            if (!complete) {
+                throw new AssertionError("the result of `" + sql + "` ended after " + out.size() + " of " + n
+                        + " rows: " + out);
+            }
+            return out;
+        }
+
+        /** Cancels the job unless it ended, and waits for its end ({@link #JOB_END_WAIT}). */
+        @Override
+        public void close() {
+            try {
+                rows.close();
+            } catch (Exception e) {
+                throw new AssertionError("closing the result of `" + sql + "` failed" + causes(e), e);
+            }
+            if (job != null) {
+                cancelAndAwaitEnd(job.getJobID(), job::cancel, job::getJobStatus);
+            }
+        }
+    }
+
+    /**
+     * Cancels a job (unless it already ended) and waits up to {@link #JOB_END_WAIT} for it to
+     * reach a terminal state; see {@link #awaitEnd}.
+     */
+    private static JobStatus cancelAndAwaitEnd(
+            JobID id, Supplier<CompletableFuture<?>> cancel, Supplier<CompletableFuture<JobStatus>> status) {
+        try {
+            cancel.get().get(JOB_END_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            // Already ended (or ending): the status below tells.
+        }
+        return awaitEnd(id, status);
+    }
+
+    /**
+     * Waits up to {@link #JOB_END_WAIT} for a job to reach a terminal state and returns it. A job
+     * that does not end holds its task slots: the test fails naming its statement, with the
+     * stacks of the threads that run tasks or Riverlet code (what holds the job up).
+     */
+    private static JobStatus awaitEnd(JobID id, Supplier<CompletableFuture<JobStatus>> status) {
+        long deadline = System.nanoTime() + JOB_END_WAIT.toNanos();
+        JobStatus last = null;
+        Throwable lastError = null;
+        while (true) {
+            try {
+                last = status.get().get(JOB_END_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (last.isGloballyTerminalState()) {
+                    return last;
+                }
+            } catch (Exception e) {
+                lastError = e;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(describe(id, null) + " did not end within " + JOB_END_WAIT.toSeconds()
+                        + " s of its end or cancel (status " + last + (lastError == null ? "" : causes(lastError))
+                        + "): it keeps its task slots" + threadStacks());
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for the end of " + describe(id, null), e);
+            }
+        }
+    }
+
+    /** A job named by the statement that started it (or by Flink's job name). */
+    private static String describe(JobID id, String jobName) {
+        String sql = STATEMENTS.get(id);
+        return "job " + id + (sql != null ? " of `" + sql + "`" : jobName != null ? " (" + jobName + ")" : "");
+    }
+
+    /**
+     * After each test: cancels every job of the MiniCluster that is still running (a test that
+     * failed half-way, a job a test forgot) and waits for its end, then checks that the
+     * TaskManager is alive with all its slots free ({@link #awaitAllSlotsFree}), so that no job
+     * keeps task slots into the next test. Fails the test when a job does not end
+     * ({@link #awaitEnd}) or the slots do not come back.
+     */
+    @AfterEach
+    void endJobsLeftRunning(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        List<JobStatusMessage> running = new ArrayList<>();
+        for (JobStatusMessage j : cluster.listJobs().get(JOB_END_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!j.getJobState().isGloballyTerminalState()) {
+                running.add(j);
+            }
+        }
+        for (JobStatusMessage j : running) {
+            System.out.println("after the test: cancelling " + describe(j.getJobId(), j.getJobName())
+                    + ", still " + j.getJobState());
+            cancelAndAwaitEnd(j.getJobId(), () -> cluster.cancelJob(j.getJobId()),
+                    () -> cluster.getJobStatus(j.getJobId()));
+        }
+        awaitAllSlotsFree(cluster);
+    }
+
+    /**
+     * Waits up to {@link #JOB_END_WAIT} until the MiniCluster has its TaskManager with every
+     * slot free (a job's slots come back shortly after its end). A TaskManager that is gone was
+     * killed by a fatal error of a task (in Flink 2.x, an exception thrown by an operator's
+     * {@code close()} after a cancel is one): the test fails saying so, and a new TaskManager
+     * is started so that the tests after it still get slots.
+     */
+    protected static void awaitAllSlotsFree(MiniCluster cluster) throws Exception {
+        long deadline = System.nanoTime() + JOB_END_WAIT.toNanos();
+        while (true) {
+            ClusterOverview o = cluster.requestClusterOverview().get(JOB_END_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (o.getNumTaskManagersConnected() == 0) {
+                cluster.startTaskManager();
+                throw new AssertionError("the MiniCluster lost its TaskManager during this test (a task failed"
+                        + " fatally, e.g. an exception thrown by close() after a cancel; see the log):"
+                        + " a new one was started for the next tests");
+            }
+            if (o.getNumSlotsAvailable() == o.getNumSlotsTotal()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(o.getNumSlotsAvailable() + " of " + o.getNumSlotsTotal()
+                        + " task slots free " + JOB_END_WAIT.toSeconds() + " s after every job ended: the"
+                        + " others are still held" + threadStacks());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * The stacks of the threads that run Flink tasks or Riverlet code (as text to append to a
+     * failure message), with the lock each waits for and its owner.
+     */
+    static String threadStacks() {
+        StringBuilder b = new StringBuilder("\nthreads running tasks or Riverlet code:");
+        for (ThreadInfo t : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+            StackTraceElement[] stack = t.getStackTrace();
+            boolean relevant = t.getThreadName().startsWith("riverlet");
+            for (StackTraceElement e : stack) {
+                relevant |= e.getClassName().startsWith("io.riverlet.flink.source")
+                        || e.getClassName().startsWith("io.riverlet.flink.lookup")
+                        || e.getClassName().startsWith("io.riverlet.flink.sink")
+                        || e.getClassName().startsWith("io.riverlet.Native")
+                        || e.getClassName().equals("org.apache.flink.runtime.taskmanager.Task");
+            }
+            if (!relevant) {
+                continue;
+            }
+            b.append("\n\"").append(t.getThreadName()).append("\" ").append(t.getThreadState());
+            if (t.getLockName() != null) {
+                b.append(" waiting for ").append(t.getLockName());
+            }
+            if (t.getLockOwnerName() != null) {
+                b.append(" held by \"").append(t.getLockOwnerName()).append('"');
+            }
+            for (StackTraceElement e : stack) {
+                b.append("\n    at ").append(e);
+            }
+        }
+        return b.toString();
+    }
+
+    /** Every row of a query that ends by itself (within {@link #WAIT}), sorted. */
+    protected static List<String> rows(TableEnvironment env, String sql) {
+        try (RunningQuery q = query(env, sql)) {
+            return sorted(q.toEnd());
+        }
     }
 
     /** The first {@code n} rows of an unbounded query (then the job is cancelled), sorted. */
@@ -351,17 +664,11 @@ public abstract class FlinkTestBase {
         return sorted(firstRowsInOrder(env, sql, n));
     }
 
-    /** The first {@code n} rows of an unbounded query, in arrival order. */
+    /** The first {@code n} rows of an unbounded query, in arrival order (then the job is cancelled). */
     protected static List<String> firstRowsInOrder(TableEnvironment env, String sql, int n) {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = env.executeSql(sql).collect()) {
-            while (out.size() < n && it.hasNext()) {
-                out.add(it.next().toString());
-            }
-        } catch (Exception e) {
-            throw new AssertionError("query failed: " + sql + causes(e), e);
+        try (RunningQuery q = query(env, sql)) {
+            return q.take(n);
         }
-        return out;
     }
 
     protected static List<String> sorted(List<String> rows) {

@@ -20,7 +20,6 @@ import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,8 +32,6 @@ import org.junit.jupiter.api.Test;
  * with a lake commit after the first two, so the lake holds rounds 1 and 2 and the union read
  * all three; every expected total is computed from the rows written.
  */
-// CloseableIterator.close() declares Exception; the iterators here are closed on purpose.
-@SuppressWarnings("try")
 class LakeIT extends FlinkTestBase {
 
     private static final String[] SYMBOLS = {"AAPL", "MSFT", "NVDA", "AMZN", "GOOG", "TSLA"};
@@ -183,13 +180,11 @@ class LakeIT extends FlinkTestBase {
 
     @Test
     void lakeSnapshotsOfTheTrades() {
-        List<Row> snaps = new ArrayList<>();
-        try (CloseableIterator<Row> it = batchEnv().executeSql(
+        List<Row> snaps;
+        try (RunningQuery q = query(batchEnv(),
                 "SELECT `committed_at`, `snapshot_id`, `parent_id`, `operation`\n"
-                        + "FROM `fluss_catalog`.`finance`.`trades$lake$snapshots`").collect()) {
-            it.forEachRemaining(snaps::add);
-        } catch (Exception e) {
-            throw new AssertionError("query failed" + causes(e), e);
+                        + "FROM `fluss_catalog`.`finance`.`trades$lake$snapshots`")) {
+            snaps = new ArrayList<>(q.toEndAsRows());
         }
         // One row per commit: two commits, the second's parent the first.
         assertEquals(2, snaps.size(), snaps.toString());

@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Set;
 
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.Test;
  * The statements of the Flink read page (fluss-flink-read-data.txt): the four consumption
  * modes in streaming mode, LIMIT, COUNT(*), point lookups and predicate pushdown in batch mode.
  */
-@SuppressWarnings("try")
 class ReadsIT extends FlinkTestBase {
 
     @BeforeAll
@@ -67,6 +64,32 @@ class ReadsIT extends FlinkTestBase {
         assertEquals(list(), rows(batch, "SELECT * FROM my_pk_tbl WHERE shop_id = 10001 and user_id = 123456"));
     }
 
+    /**
+     * A LIMIT in streaming mode: the limit pushed into the source makes it bounded (as with
+     * Fluss's connector), so the job ends by itself after its rows instead of running on.
+     * {@link #rows} fails when the result does not end within {@link #WAIT}.
+     */
+    @Test
+    void streamingLimitEnds() {
+        TableEnvironment stream = streamEnv();
+        stream.executeSql("USE my_db");
+        Set<String> logRows = new HashSet<>(rows(batchEnv(), "SELECT * FROM `fluss_catalog`.`my_db`.`my_log_table`"));
+        String sql = "SELECT * FROM my_log_table /*+ OPTIONS('scan.startup.mode' = 'earliest') */ LIMIT 4";
+        String plan = stream.explainSql(sql);
+        assertTrue(plan.contains("limit=[4]"), plan);
+        List<String> got = rows(stream, sql);
+        assertEquals(4, got.size(), got.toString());
+        assertEquals(4, new HashSet<>(got).size(), got.toString());
+        assertTrue(logRows.containsAll(got), got + " not all in " + logRows);
+
+        // A primary-key table: its latest view, limited.
+        Set<String> pkRows = new HashSet<>(rows(batchEnv(), "SELECT * FROM `fluss_catalog`.`my_db`.`my_pk_tbl`"));
+        List<String> pk = rows(stream, "SELECT * FROM my_pk_tbl LIMIT 4");
+        assertEquals(4, pk.size(), pk.toString());
+        assertEquals(4, new HashSet<>(pk).size(), pk.toString());
+        assertTrue(pkRows.containsAll(pk), pk + " not all in " + pkRows);
+    }
+
     @Test
     void predicatePushdown() {
         TableEnvironment batch = batchEnv();
@@ -107,12 +130,12 @@ class ReadsIT extends FlinkTestBase {
                 + " WITH ('bucket.num' = '2')");
         run(batch, "INSERT INTO my_db.full_tbl VALUES (1, 'a'), (2, 'b'), (3, 'c')");
         run(batch, "INSERT INTO my_db.full_tbl VALUES (1, 'a2')");
-        try (CloseableIterator<Row> it = stream.executeSql("SELECT * FROM my_db.full_tbl").collect()) {
+        try (RunningQuery q = query(stream, "SELECT * FROM my_db.full_tbl")) {
             // The current state first, as inserts.
-            assertRows(list("+I[1, a2]", "+I[2, b]", "+I[3, c]"), take(it, 3));
+            assertRows(list("+I[1, a2]", "+I[2, b]", "+I[3, c]"), q.take(3));
             run(batch, "INSERT INTO my_db.full_tbl VALUES (2, 'b2'), (4, 'd')");
             run(batch, "DELETE FROM my_db.full_tbl WHERE id = 3");
-            assertRows(list("-U[2, b]", "+U[2, b2]", "+I[4, d]", "-D[3, c]"), take(it, 4));
+            assertRows(list("-U[2, b]", "+U[2, b2]", "+I[4, d]", "-D[3, c]"), q.take(4));
         }
         // earliest: the whole change history of the primary-key table.
         List<String> history = firstRows(stream,
@@ -150,10 +173,10 @@ class ReadsIT extends FlinkTestBase {
                         + "'scan.startup.timestamp' = '" + text + "') */", 2));
 
         // latest: only rows written after the read started.
-        try (CloseableIterator<Row> it = stream.executeSql(
-                "SELECT * FROM my_db.events /*+ OPTIONS('scan.startup.mode' = 'latest') */").collect()) {
+        try (RunningQuery q = query(stream,
+                "SELECT * FROM my_db.events /*+ OPTIONS('scan.startup.mode' = 'latest') */")) {
             List<String> got = whileInserting(100, 200,
-                    i -> "INSERT INTO my_db.events VALUES (" + i + ", 'latest')", () -> take(it, 3));
+                    i -> "INSERT INTO my_db.events VALUES (" + i + ", 'latest')", () -> q.take(3));
             for (String row : got) {
                 assertTrue(row.endsWith(", latest]"), got.toString());
             }
@@ -172,21 +195,13 @@ class ReadsIT extends FlinkTestBase {
         assertRows(list("+I[1, 2024-01-01]", "+I[2, 2024-01-01]"),
                 rows(batch, "SELECT * FROM my_db.by_day WHERE dt = '2024-01-01'"));
         assertEquals(list("+I[3]"), rows(batch, "SELECT count(*) FROM my_db.by_day"));
-        try (CloseableIterator<Row> it = stream.executeSql("SELECT * FROM my_db.by_day"
-                + " /*+ OPTIONS('scan.partition.discovery.interval' = '500ms') */").collect()) {
-            assertRows(list("+I[1, 2024-01-01]", "+I[2, 2024-01-01]", "+I[3, 2024-01-02]"), take(it, 3));
+        try (RunningQuery q = query(stream, "SELECT * FROM my_db.by_day"
+                + " /*+ OPTIONS('scan.partition.discovery.interval' = '500ms') */")) {
+            assertRows(list("+I[1, 2024-01-01]", "+I[2, 2024-01-01]", "+I[3, 2024-01-02]"), q.take(3));
             // A partition created while the job runs is found and read from its start.
             run(batch, "ALTER TABLE my_db.by_day ADD PARTITION (dt = '2024-01-03')");
             run(batch, "INSERT INTO my_db.by_day VALUES (4, '2024-01-03'), (5, '2024-01-03')");
-            assertRows(list("+I[4, 2024-01-03]", "+I[5, 2024-01-03]"), take(it, 2));
+            assertRows(list("+I[4, 2024-01-03]", "+I[5, 2024-01-03]"), q.take(2));
         }
-    }
-
-    static List<String> take(CloseableIterator<Row> it, int n) {
-        List<String> out = new ArrayList<>();
-        while (out.size() < n && it.hasNext()) {
-            out.add(it.next().toString());
-        }
-        return out;
     }
 }

@@ -3,6 +3,7 @@ package io.riverlet.flink;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.table.api.TableEnvironment;
 import org.junit.jupiter.api.Test;
 
@@ -133,6 +134,44 @@ class WritesIT extends FlinkTestBase {
                 () -> batch.executeSql("DELETE FROM log_t WHERE id = 1").await());
         assertTrue(messages(log).contains("primary-key"), messages(log));
         assertRows(list("+I[1, 10]", "+I[2, 20]"), rows(batch, "SELECT * FROM first_row_t"));
+    }
+
+    /**
+     * A Top-1 per group whose winner changes key: Flink retracts the old winner with an
+     * UPDATE_BEFORE of its key (the sink's key is not the rank's) and sends the new one as an
+     * UPDATE_AFTER of another key. The sink writes the UPDATE_BEFORE as a delete, as Fluss's
+     * sink does; dropping it would leave the old winners in the table.
+     */
+    @Test
+    void topOneWhoseWinnerChangesKeyLeavesNoStaleRow() {
+        TableEnvironment env = streamEnv();
+        if (onConflict().isEmpty()) {
+            // Flink 1.20: no upsert materializer before the sink, which would turn the
+            // UPDATE_BEFORE into a DELETE itself: the sink gets the rank's changes as they are
+            // (as with parallelism 1, where flink-agg.sh saw the stale rows).
+            env.getConfig().set("table.exec.sink.upsert-materialize", "NONE");
+        }
+        run(env, "CREATE DATABASE IF NOT EXISTS writes_rules");
+        run(env, "USE writes_rules");
+        run(env, "CREATE TABLE top1 (id BIGINT, total BIGINT, PRIMARY KEY (id) NOT ENFORCED)");
+        // Group 1: ids 1, 2 in turn (winner 2); group 2: ids 5, 7, 9 (winner 9); group 3: 4 only.
+        run(env, "INSERT INTO top1 SELECT id, total FROM (SELECT id, total, ROW_NUMBER() OVER"
+                + " (PARTITION BY g ORDER BY id DESC) AS rn FROM (VALUES"
+                + " (1, CAST(1 AS BIGINT), CAST(10 AS BIGINT)), (1, CAST(2 AS BIGINT), CAST(20 AS BIGINT)),"
+                + " (2, CAST(5 AS BIGINT), CAST(50 AS BIGINT)), (2, CAST(7 AS BIGINT), CAST(70 AS BIGINT)),"
+                + " (3, CAST(4 AS BIGINT), CAST(40 AS BIGINT)), (2, CAST(9 AS BIGINT), CAST(90 AS BIGINT)))"
+                + " AS v(g, id, total)) WHERE rn = 1" + onConflict());
+        TableEnvironment batch = batchEnv();
+        assertRows(list("+I[2, 20]", "+I[4, 40]", "+I[9, 90]"),
+                rows(batch, "SELECT * FROM writes_rules.top1"));
+    }
+
+    /**
+     * Flink 2 refuses a query whose upsert key is not the sink's primary key without an ON
+     * CONFLICT clause (Flink 1.20 has none); DO DEDUPLICATE keeps the latest change per key.
+     */
+    private static String onConflict() {
+        return EnvironmentInformation.getVersion().startsWith("1.") ? "" : " ON CONFLICT DO DEDUPLICATE";
     }
 
     static String messages(Throwable t) {

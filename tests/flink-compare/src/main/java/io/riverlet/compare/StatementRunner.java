@@ -11,6 +11,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -30,7 +34,10 @@ import org.apache.flink.util.CloseableIterator;
  * (the first N rows, then the job is cancelled; a query is cancelled after {@value
  * #WAIT_SECONDS} s).
  *
- * <p>Usage: {@code StatementRunner BOOTSTRAP DATABASE STATEMENTS OUT}.
+ * <p>Usage: {@code StatementRunner BOOTSTRAP DATABASE STATEMENTS OUT}. With {@code
+ * -Drunner.sharedCluster=true} every job runs on one MiniCluster started up front (REST on a free
+ * port, so two runners can run side by side) instead of a local cluster started per job, which
+ * dominates the time of files with many short jobs.
  */
 public final class StatementRunner {
   private static final long WAIT_SECONDS = 60;
@@ -40,6 +47,9 @@ public final class StatementRunner {
         t.setDaemon(true);
         return t;
       });
+
+  /** The shared MiniCluster's REST port, or 0: a local cluster per job. */
+  private static int restPort;
 
   private StatementRunner() {}
 
@@ -51,6 +61,14 @@ public final class StatementRunner {
     String bootstrap = args[0];
     String db = args[1];
     List<String[]> blocks = parse(Files.readAllLines(Path.of(args[2]), StandardCharsets.UTF_8));
+    if (Boolean.getBoolean("runner.sharedCluster")) {
+      Configuration conf = new Configuration();
+      conf.set(RestOptions.BIND_PORT, "0");
+      MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+          .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build());
+      cluster.start();
+      restPort = cluster.getRestAddress().get().getPort();
+    }
     TableEnvironment batch = env(true, bootstrap, db);
     TableEnvironment stream = env(false, bootstrap, db);
     // Statements run on this thread: the planner keeps per-thread state (Calcite's metadata
@@ -99,7 +117,9 @@ public final class StatementRunner {
   }
 
   private static TableEnvironment env(boolean batch, String bootstrap, String db) {
-    StreamExecutionEnvironment see = StreamExecutionEnvironment.getExecutionEnvironment();
+    StreamExecutionEnvironment see = restPort > 0
+        ? StreamExecutionEnvironment.createRemoteEnvironment("127.0.0.1", restPort)
+        : StreamExecutionEnvironment.getExecutionEnvironment();
     see.setParallelism(1);
     EnvironmentSettings settings =
         batch

@@ -1,12 +1,16 @@
 package io.riverlet.flink.lookup;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.riverlet.Connection;
 import io.riverlet.Table;
+import io.riverlet.flink.Closing;
 import io.riverlet.flink.row.ArrowRowReader;
 import io.riverlet.flink.row.ArrowRowWriter;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -24,12 +28,23 @@ import org.apache.flink.table.functions.AsyncLookupFunction;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.LookupFunction;
 import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Lookup functions over the Java API's point and prefix lookups, synchronous and asynchronous,
- * optionally behind Flink's partial cache.
+ * optionally behind Flink's partial cache. Their {@code close()} never throws and, for
+ * asynchronous lookups, first waits for the lookups in flight ({@link Closing}).
  */
 public final class Lookups {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Lookups.class);
+
+    /**
+     * How long {@code close()} waits for lookups in flight: far more than a lookup takes, and a
+     * lookup the server does not answer ends with the client's request timeout anyway.
+     */
+    static final Duration IN_FLIGHT_WAIT = Duration.ofSeconds(30);
 
     private Lookups() {}
 
@@ -101,10 +116,11 @@ public final class Lookups {
             }
         }
 
+        /** Closes the table and the connection; failures are logged, never thrown. */
         @Override
         public void close() {
-            table.close();
-            connection.close();
+            Closing.quietly(LOG, "the lookup table " + spec.connection.tablePath(), table);
+            Closing.quietly(LOG, "the lookup connection of " + spec.connection, connection);
         }
     }
 
@@ -130,6 +146,7 @@ public final class Lookups {
             }
         }
 
+        /** Closes the connection; never throws (lookups run on the caller's thread: none is in flight). */
         @Override
         public void close() {
             if (session != null) {
@@ -139,11 +156,18 @@ public final class Lookups {
         }
     }
 
-    /** Asynchronous lookups ({@code lookup.async = true}, the default). */
+    /**
+     * Asynchronous lookups ({@code lookup.async = true}, the default). A lookup's keys and the
+     * rows found live in the connection's Arrow allocator until the lookup is done, so
+     * {@link #close()} waits (up to {@link #IN_FLIGHT_WAIT}) for the lookups in flight before it
+     * closes the connection: Flink closes the function on a cancel without waiting for them.
+     */
     public static final class AsyncFn extends AsyncLookupFunction {
         private static final long serialVersionUID = 1L;
         private final LookupSpec spec;
         private transient Session session;
+        /** The lookups started and not yet done with the connection's memory. */
+        private transient Set<CompletableFuture<?>> inFlight;
 
         public AsyncFn(LookupSpec spec) {
             this.spec = spec;
@@ -151,6 +175,7 @@ public final class Lookups {
 
         @Override
         public void open(FunctionContext context) {
+            inFlight = ConcurrentHashMap.newKeySet();
             session = new Session(spec);
         }
 
@@ -173,21 +198,36 @@ public final class Lookups {
                 keys.close();
                 return CompletableFuture.failedFuture(e);
             }
-            return found.handle((root, error) -> {
+            Session s = session;
+            CompletableFuture<Collection<RowData>> rows = found.handle((root, error) -> {
                 keys.close();
                 if (error != null) {
                     throw new RuntimeException("lookup in " + spec.connection.tablePath() + " failed", error);
                 }
-                return session.rows(root);
+                return s.rows(root);
             });
+            // Done with the connection's memory once the keys and the rows found are closed.
+            inFlight.add(rows);
+            rows.whenComplete((r, e) -> inFlight.remove(rows));
+            return rows;
         }
 
+        /**
+         * Waits for the lookups in flight (up to {@link #IN_FLIGHT_WAIT}), then closes the
+         * connection; never throws.
+         */
         @Override
         public void close() {
-            if (session != null) {
-                session.close();
-                session = null;
+            if (session == null) {
+                return;
             }
+            CompletableFuture<Void> all = CompletableFuture.allOf(inFlight.toArray(new CompletableFuture<?>[0]));
+            if (!Closing.await(all, IN_FLIGHT_WAIT)) {
+                LOG.warn("{} lookups in {} still in flight after {} s; closing its connection anyway",
+                        inFlight.size(), spec.connection.tablePath(), IN_FLIGHT_WAIT.toSeconds());
+            }
+            session.close();
+            session = null;
         }
     }
 }

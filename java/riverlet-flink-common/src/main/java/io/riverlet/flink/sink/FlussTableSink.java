@@ -76,7 +76,7 @@ public final class FlussTableSink
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        if (!primaryKeyTable() || requestedMode.containsOnly(RowKind.INSERT)) {
+        if ((!primaryKeyTable() && !ignoreDelete) || requestedMode.containsOnly(RowKind.INSERT)) {
             // Inserts only (an append of new rows is an upsert of new keys): Flink 2 then needs
             // no ON CONFLICT clause for an INSERT INTO a primary-key table.
             return ChangelogMode.insertOnly();

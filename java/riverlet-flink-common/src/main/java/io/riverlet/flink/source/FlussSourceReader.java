@@ -20,6 +20,7 @@ import io.riverlet.SubscribeOptions;
 import io.riverlet.Subscription;
 import io.riverlet.SubscriptionPosition;
 import io.riverlet.Table;
+import io.riverlet.flink.Closing;
 import io.riverlet.flink.row.ArrowRowReader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -30,6 +31,8 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads the splits assigned to one subtask. A fetcher thread polls each split's subscription
@@ -42,6 +45,15 @@ import org.apache.flink.types.RowKind;
  * as one fetch, since those rows have no log offsets.
  */
 public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlussSourceReader.class);
+
+    /**
+     * How long {@link #close()} waits for the fetcher thread to leave its current call (a poll
+     * returns within {@link #POLL_TIMEOUT}; a bounded scan's next batch or a subscribe takes one
+     * round trip or a few).
+     */
+    private static final Duration FETCHER_STOP_WAIT = Duration.ofSeconds(30);
 
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     private static final Duration MIN_POLL_TIMEOUT = Duration.ofMillis(5);
@@ -88,8 +100,9 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
     private int finishedSplits;
     private volatile boolean closed;
     private Thread fetcher;
-    private Connection connection;
-    private Table table;
+    /** Opened by the fetcher thread, closed by {@link #close()}. */
+    private volatile Connection connection;
+    private volatile Table table;
 
     public FlussSourceReader(ReadSpec spec, SourceReaderContext context) {
         this.spec = spec;
@@ -198,15 +211,20 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         signal();
     }
 
+    /**
+     * Stops the fetcher thread, then closes the splits' subscriptions and scans, the table and
+     * the connection. The fetcher's batches live in the connection's Arrow allocator, so the
+     * connection is closed only once the fetcher ended (or after {@link #FETCHER_STOP_WAIT}); the
+     * wait is not cut short by the interrupts of a cancelled task. Never throws ({@link Closing}).
+     */
     @Override
     public void close() {
         closed = true;
         if (fetcher != null) {
             fetcher.interrupt();
-            try {
-                fetcher.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!Closing.join(fetcher, FETCHER_STOP_WAIT)) {
+                LOG.warn("the fetcher of {} did not stop within {} s; closing its connection anyway",
+                        spec.connection.tablePath(), FETCHER_STOP_WAIT.toSeconds());
             }
         }
         synchronized (lock) {
@@ -214,27 +232,15 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
                 closeQuietly(s);
             }
         }
-        if (table != null) {
-            table.close();
-        }
-        if (connection != null) {
-            connection.close();
-        }
+        Closing.quietly(LOG, "the table " + spec.connection.tablePath(), table);
+        Closing.quietly(LOG, "the connection of the source of " + spec.connection, connection);
     }
 
     private static void closeQuietly(ActiveSplit s) {
-        try {
-            if (s.subscription != null) {
-                s.subscription.close();
-                s.subscription = null;
-            }
-            if (s.scan != null) {
-                s.scan.close();
-                s.scan = null;
-            }
-        } catch (Exception e) {
-            // closing on shutdown: nothing to recover
-        }
+        Closing.quietly(LOG, "the subscription of split " + s.split, s.subscription);
+        s.subscription = null;
+        Closing.quietly(LOG, "the scan of split " + s.split, s.scan);
+        s.scan = null;
     }
 
     // ---- the fetcher thread -------------------------------------------------------------

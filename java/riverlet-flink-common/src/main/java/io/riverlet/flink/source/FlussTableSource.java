@@ -28,6 +28,12 @@ import org.apache.flink.table.types.logical.RowType;
  * The scan and lookup source of a Fluss table. Streaming: a changelog (+I/-U/+U/-D) for
  * primary-key tables, inserts for log tables and {@code $changelog}. Batch: the table's rows,
  * with projection, filter (as the core's filter text), limit and COUNT(*) pushed down.
+ *
+ * <p>A limit pushed down in streaming mode ({@code SELECT * FROM t LIMIT 4}) makes the source
+ * bounded, as in Fluss's connector (whose {@code applyLimit} turns the scan into a limited batch
+ * scan): the read is then the batch read of the table's current rows (a primary-key table's
+ * latest view), limited, whatever {@code scan.startup.mode} says, and the job ends after its
+ * rows. {@code $changelog} takes no limit in streaming mode (nor does Fluss's changelog source).
  */
 public final class FlussTableSource
         implements ScanTableSource,
@@ -54,6 +60,8 @@ public final class FlussTableSource
     private String filter;
     private final List<String> filterParts = new ArrayList<>();
     private long limit = -1;
+    /** A limit pushed down in streaming mode made this read bounded. */
+    private boolean boundedByLimit;
     private boolean countOnly;
 
     public FlussTableSource(
@@ -96,9 +104,14 @@ public final class FlussTableSource
         return primaryKey.length > 0 && !changelog;
     }
 
+    /** Whether the scan is a bounded read (batch mode, a lake view, or a pushed-down limit). */
+    private boolean boundedScan() {
+        return bounded || boundedByLimit;
+    }
+
     @Override
     public ChangelogMode getChangelogMode() {
-        if (bounded || !primaryKeyTable()) {
+        if (boundedScan() || !primaryKeyTable()) {
             return ChangelogMode.insertOnly();
         }
         return ChangelogMode.all();
@@ -113,7 +126,7 @@ public final class FlussTableSource
                 primaryKeyTable(),
                 partitioned,
                 changelog,
-                bounded,
+                boundedScan(),
                 startup,
                 startupTimestamp,
                 filter,
@@ -148,6 +161,7 @@ public final class FlussTableSource
         s.filter = filter;
         s.filterParts.addAll(filterParts);
         s.limit = limit;
+        s.boundedByLimit = boundedByLimit;
         s.countOnly = countOnly;
         return s;
     }
@@ -200,10 +214,18 @@ public final class FlussTableSource
         return Result.of(accepted, filters);
     }
 
+    /**
+     * Takes a limit: in batch mode the bounded read stops each bucket after {@code n} rows; in
+     * streaming mode the read becomes that bounded read (see the class comment), except for
+     * {@code $changelog}, which stays unbounded. Flink keeps its own limit above the source.
+     */
     @Override
     public void applyLimit(long n) {
         if (bounded) {
             limit = n;
+        } else if (!changelog) {
+            limit = n;
+            boundedByLimit = true;
         }
     }
 

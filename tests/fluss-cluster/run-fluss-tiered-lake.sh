@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# A lake that Apache Fluss itself tiered, read by Riverlet (issue #31 item 5):
+#   1. resolves Fluss's lake tiering service and Flink connector from Maven Central
+#      (tests/fluss-lake/pom.xml: fluss-flink-tiering, fluss-flink-1.20, iceberg-flink-runtime,
+#      hadoop-apache, Flink 1.20; fluss-lake-iceberg by dependency:copy, its parent POM is not on
+#      Central) and builds tests/flink-compare's StatementRunner;
+#   2. starts a 1-tablet-server Apache Fluss 0.9.1 cluster with an Iceberg lake
+#      (start.sh --iceberg-lake: a Hadoop catalog in WORKDIR/iceberg-warehouse);
+#   3. runs Fluss's tiering job (FlussLakeTieringEntrypoint, a local Flink MiniCluster in one
+#      JVM) with the same datalake.iceberg.* options;
+#   4. tests/fluss-lake/lake_check.py writes a log table and a primary-key table
+#      (table.datalake.enabled, freshness 3 s) with Riverlet, waits until the tiering job has
+#      committed a lake snapshot holding every record and Fluss reports it (its
+#      GetLakeSnapshot answer to the tiering job), updates and deletes keys of the PK table and
+#      waits again, stops the tiering job, then writes more rows (log only);
+#   5. reads both tables and their `$lake` tables with Fluss's Flink connector in batch mode
+#      (tests/fluss-lake/reads.sql) and with Riverlet, Python and Java (JavaRead.java on the
+#      riverlet-java JAR and target/debug/libriverlet_jni.so; LAKE_JAVA=0 skips it): union
+#      read, `$lake`; checks that they equal the rows written and each other; exits non-zero
+#      on any mismatch; then, with one Iceberg data file of the log table moved away, Riverlet's
+#      union read must fail naming it (it reads the lake, not only the log, which still holds
+#      the same rows);
+#   6. stops the tiering job and the cluster (logs kept when something failed).
+#
+#   bash tests/fluss-cluster/run-fluss-tiered-lake.sh [WORKDIR]    (~4 min on 2 busy cores)
+# WORKDIR: default a new /tmp/flake-run.XXXXXX. Needs the repository's .venv with the riverlet
+# package built (make test, or .venv/bin/maturin develop -m python/Cargo.toml) and Java 17.
+{ # read whole before it runs: an edit of this file during a run cannot change the run
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+LAKE="$ROOT/tests/fluss-lake"
+PY=${PYTHON:-$ROOT/.venv/bin/python}
+WAIT=${LAKE_WAIT:-240}
+cd "$ROOT"
+say() { echo "run-fluss-tiered-lake: $*" >&2; }
+t0=$(date +%s)
+
+own_workdir=0
+if [ -n "${1:-}" ]; then WORKDIR=$1; else WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/flake-run.XXXXXX"); own_workdir=1; fi
+mkdir -p "$WORKDIR"
+WORKDIR="$(cd "$WORKDIR" && pwd)"
+T="$WORKDIR/tiering"
+mkdir -p "$T"
+rc=1
+started=0
+stop_tiering() {
+  local pid
+  [ -f "$T/job.pid" ] || return 0
+  pid=$(cat "$T/job.pid")
+  if { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -- "$WORKDIR"; then
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null
+  fi
+  rm -f "$T/job.pid"
+}
+cleanup() {
+  stop_tiering
+  if [ "$started" = 1 ]; then
+    local keep=(--clean)
+    [ "$rc" -eq 0 ] || keep=()
+    bash "$HERE/stop.sh" "${keep[@]}" "$WORKDIR" >&2 || say "WARNING: stop.sh failed"
+  fi
+  if [ "$rc" -eq 0 ] && [ "$own_workdir" = 1 ]; then rm -rf "$WORKDIR"; fi
+  [ "$rc" -eq 0 ] || say "logs kept in $WORKDIR (logs/, tiering/)"
+  say "$([ "$rc" -eq 0 ] && echo PASS || echo FAIL) after $(($(date +%s) - t0)) s"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+die() { say "FAILED: $*"; exit 1; }
+
+"$PY" -c 'import riverlet, pyarrow' 2>/dev/null ||
+  die "$PY cannot import riverlet and pyarrow (build the .venv: make test, or PYTHON=...)"
+
+# --- 1. class paths -------------------------------------------------------------------------
+mvn -B -q -f "$LAKE/pom.xml" dependency:build-classpath -Dmdep.outputFile="$T/cp.txt" \
+  >"$T/mvn.log" 2>&1 || { cat "$T/mvn.log" >&2; die "could not resolve tests/fluss-lake/pom.xml"; }
+FLUSS_VERSION_=$(sed -n 's:.*<fluss.version>\(.*\)</fluss.version>.*:\1:p' "$LAKE/pom.xml" | head -n1)
+mvn -B -q dependency:copy -Dartifact="org.apache.fluss:fluss-lake-iceberg:$FLUSS_VERSION_" \
+  -DoutputDirectory="$T/jars" >"$T/mvn.log" 2>&1 ||
+  { cat "$T/mvn.log" >&2; die "could not fetch fluss-lake-iceberg $FLUSS_VERSION_"; }
+mvn -B -q -f "$ROOT/tests/flink-compare/pom.xml" compile >"$T/mvn.log" 2>&1 ||
+  { cat "$T/mvn.log" >&2; die "could not build tests/flink-compare (StatementRunner)"; }
+LAKE_JAR="$T/jars/fluss-lake-iceberg-$FLUSS_VERSION_.jar"
+# The tiering job without iceberg-flink-runtime (it carries its own Iceberg, the same 1.10.1).
+TIER_CP="$(tr ':' '\n' <"$T/cp.txt" | grep -v '/iceberg-flink-runtime-' | paste -sd:):$LAKE_JAR"
+READ_CP="$ROOT/tests/flink-compare/target/classes:$(cat "$T/cp.txt"):$LAKE_JAR"
+cat >"$T/log4j2.properties" <<'P'
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = File
+appender.file.name = File
+appender.file.type = File
+appender.file.fileName = ${sys:log.file}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p [%t] %c - %m%n
+P
+JVM=(java -Xmx768m -XX:+IgnoreUnrecognizedVMOptions
+  --add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED
+  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED
+  --add-opens=java.base/java.util=ALL-UNNAMED "-Dlog4j.configurationFile=file:$T/log4j2.properties")
+
+# --- 2. the cluster -------------------------------------------------------------------------
+started=1
+bash "$HERE/start.sh" --iceberg-lake "$WORKDIR" >/dev/null ||
+  die "the Apache Fluss cluster did not start (logs in $WORKDIR/logs)"
+# shellcheck disable=SC1091
+. "$WORKDIR/bootstrap.env"
+[ "${FLUSS_DATALAKE:-}" = iceberg ] || die "start.sh --iceberg-lake wrote no FLUSS_DATALAKE=iceberg"
+say "cluster up at $FLUSS_BOOTSTRAP, Iceberg warehouse $FLUSS_ICEBERG_WAREHOUSE"
+
+# --- 3. Fluss's tiering service -------------------------------------------------------------
+"${JVM[@]}" "-Dlog.file=$T/tiering.log" -Djava.io.tmpdir="$T" -cp "$TIER_CP" \
+  org.apache.fluss.flink.tiering.FlussLakeTieringEntrypoint \
+  --fluss.bootstrap.servers "$FLUSS_BOOTSTRAP" --fluss.tiering.poll.table.interval 1s \
+  --datalake.format iceberg --datalake.iceberg.type hadoop \
+  --datalake.iceberg.warehouse "$FLUSS_ICEBERG_WAREHOUSE" >"$T/tiering.out" 2>&1 </dev/null &
+echo $! >"$T/job.pid"
+for _ in $(seq 1 120); do
+  grep -q 'switched from INITIALIZING to RUNNING' "$T/tiering.log" 2>/dev/null && break
+  kill -0 "$(cat "$T/job.pid")" 2>/dev/null || { cat "$T/tiering.out" >&2; die "the tiering job exited"; }
+  sleep 1
+done
+grep -q 'Starting data tiering service from Fluss to iceberg' "$T/tiering.out" ||
+  { cat "$T/tiering.out" >&2; die "the tiering job did not start"; }
+say "tiering job running ($(grep -o 'jobId is [0-9a-f]*' "$T/tiering.out"))"
+
+# --- 4. rows, tiered -------------------------------------------------------------------------
+DB=lk
+check() { "$PY" "$LAKE/lake_check.py" "$@"; }
+wait_lake() { check wait "$FLUSS_BOOTSTRAP" "$DB" "$1" "$FLUSS_ICEBERG_WAREHOUSE" "$T/tiering.log" "$WAIT"; }
+check write "$FLUSS_BOOTSTRAP" "$DB" 1 || die "phase 1 writes"
+wait_lake logs || die "the log table was not tiered"
+wait_lake pk || die "the primary-key table was not tiered"
+check write "$FLUSS_BOOTSTRAP" "$DB" 2 || die "phase 2 writes"
+wait_lake pk || die "the primary-key table's updates and deletes were not tiered"
+grep -E ' ERROR ' "$T/tiering.log" | head -n 5 >&2
+stop_tiering
+say "tiering job stopped; writing rows the lake will not have"
+check write "$FLUSS_BOOTSTRAP" "$DB" 3 || die "phase 3 writes"
+
+# --- 5. reads ------------------------------------------------------------------------------
+say "reading with Fluss's Flink connector (batch)"
+"${JVM[@]}" -Xmx1g "-Dlog.file=$T/flink-read.log" -Djava.io.tmpdir="$T" -cp "$READ_CP" \
+  io.riverlet.compare.StatementRunner "$FLUSS_BOOTSTRAP" "$DB" "$LAKE/reads.sql" \
+  "$T/flink.txt" >"$T/flink-read.out" 2>&1 || die "StatementRunner failed (see $T/flink-read.out)"
+sed 's/^/    flink: /' "$T/flink.txt" | grep -E 'ERROR|###' >&2
+java_out=()
+JAVA_JAR=$(ls "$ROOT"/java/riverlet-java/target/riverlet-java-*.jar 2>/dev/null |
+  grep -v -e sources -e javadoc | head -n1)
+JNI_DIR=${CARGO_TARGET_DIR:-$ROOT/target}/debug
+if [ "${LAKE_JAVA:-1}" = 1 ]; then
+  [ -n "$JAVA_JAR" ] && [ -f "$JNI_DIR/libriverlet_jni.so" ] ||
+    die "no riverlet-java JAR or $JNI_DIR/libriverlet_jni.so (make test builds both; LAKE_JAVA=0 skips the Java read)"
+  mvn -B -q -f "$ROOT/java/pom.xml" -pl riverlet-java dependency:build-classpath \
+    -Dmdep.includeScope=runtime -Dmdep.outputFile="$T/java-cp.txt" >"$T/mvn.log" 2>&1 ||
+    { cat "$T/mvn.log" >&2; die "could not resolve riverlet-java's dependencies"; }
+  say "reading with Riverlet's Java binding ($JAVA_JAR)"
+  java -Djava.library.path="$JNI_DIR" --add-opens=java.base/java.nio=ALL-UNNAMED \
+    -cp "$JAVA_JAR:$(cat "$T/java-cp.txt")" "$LAKE/JavaRead.java" "$FLUSS_BOOTSTRAP" "$DB" \
+    "$T/java.txt" logs pk 'logs$lake' 'pk$lake' >"$T/java-read.out" 2>&1 ||
+    { cat "$T/java-read.out" >&2; die "JavaRead failed"; }
+  java_out=("$T/java.txt")
+fi
+say "reading with Riverlet (Python) and comparing"
+check check "$FLUSS_BOOTSTRAP" "$DB" "$T/flink.txt" "${java_out[@]}" || die "the reads differ"
+# The lake rows are still in the Fluss log too: a union read must fail without a lake file.
+check lake-used "$FLUSS_BOOTSTRAP" "$DB" "$FLUSS_ICEBERG_WAREHOUSE" && rc=0
+exit "$rc"
+}
