@@ -64,9 +64,7 @@ pub struct ServerConfig {
     pub remote_log_task_interval: Duration,
     /// How often every primary-key bucket whose state changed gets a new KV snapshot (Fluss
     /// `kv.snapshot.interval`): the snapshots GetLatestKvSnapshots reports and read-optimized
-    /// reads serve. Off unless set (Fluss's default is 10 minutes): the snapshot files are in
-    /// Riverlet's own format, and Fluss's Java clients, which open snapshot files as RocksDB,
-    /// would fail on them where they now replay the changelog from its start.
+    /// reads serve. Default [`DEFAULT_KV_SNAPSHOT_INTERVAL`].
     pub kv_snapshot_interval: Option<Duration>,
     /// `datalake.format`: the lake that tables with `table.datalake.enabled` are tiered to
     /// (only `iceberg`; `None` = no lake, such tables are refused as Fluss does).
@@ -117,7 +115,8 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "kv.snapshot.interval",
-        "how often primary-key buckets get the KV snapshot read-optimized reads serve (off unless set)",
+        "how often primary-key buckets get the KV snapshot read-optimized reads serve (off unless \
+         set; Fluss's 10 min with the `kv-snapshot` feature, whose snapshots are RocksDB files)",
     ),
     (
         "datalake.format",
@@ -190,6 +189,17 @@ fn is_rest_catalog_property(p: &str) -> bool {
             .any(|prefix| p.len() > prefix.len() && p.starts_with(prefix))
 }
 
+/// `kv.snapshot.interval` when it is not set. With the `kv-snapshot` feature, Fluss's default
+/// (`ConfigOptions.KV_SNAPSHOT_INTERVAL`, 10 minutes): snapshots are then RocksDB files that
+/// Fluss's clients open. Without it, off: the snapshot files are in Riverlet's own format, and
+/// Fluss's Java clients, which open snapshot files as RocksDB, would fail on them where they
+/// now replay the changelog from its start.
+pub const DEFAULT_KV_SNAPSHOT_INTERVAL: Option<Duration> = if cfg!(feature = "kv-snapshot") {
+    Some(Duration::from_secs(10 * 60))
+} else {
+    None
+};
+
 impl ServerConfig {
     /// A configuration with defaults for the given data directory.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
@@ -214,7 +224,7 @@ impl ServerConfig {
             s3: riverlet::remote::S3Options::default(),
             tiered_local_segments: 2,
             remote_log_task_interval: Duration::from_secs(60),
-            kv_snapshot_interval: None,
+            kv_snapshot_interval: DEFAULT_KV_SNAPSHOT_INTERVAL,
             datalake_format: None,
             datalake_iceberg: BTreeMap::new(),
             authorizer_enabled: false,

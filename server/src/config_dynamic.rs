@@ -247,7 +247,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = ServerConfig::new(dir.path());
         let d = DynamicConfigs::open(&config).unwrap();
-        assert_eq!(d.kv_snapshot_interval(), None);
+        let default = crate::config::DEFAULT_KV_SNAPSHOT_INTERVAL;
+        assert_eq!(d.kv_snapshot_interval(), default);
         d.alter(&[("kv.snapshot.interval".into(), Some("2 s".into()), OP_SET)])
             .unwrap();
         assert_eq!(d.kv_snapshot_interval(), Some(Duration::from_secs(2)));
@@ -265,6 +266,6 @@ mod tests {
         again
             .alter(&[("kv.snapshot.interval".into(), None, OP_DELETE)])
             .unwrap();
-        assert_eq!(again.kv_snapshot_interval(), None);
+        assert_eq!(again.kv_snapshot_interval(), default);
     }
 }

@@ -305,6 +305,14 @@ impl KvTablet {
         self.wal.sync_data().map_err(|e| kv_err("fsync kv wal", e))
     }
 
+    /// A consistent copy of the whole state, keys and values, in key order (for KV snapshots).
+    pub fn snapshot_entries(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
+        self.map
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
     /// A consistent copy of the whole state (for ScanKv sessions), in key order.
     pub fn snapshot_values(&self) -> Vec<Vec<u8>> {
         self.map.values().cloned().collect()

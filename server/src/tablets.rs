@@ -12,7 +12,7 @@ use riverlet::{Error, Result};
 use crate::catalog::TableMeta;
 use crate::config::ServerConfig;
 use crate::kv::KvTablet;
-use crate::kv_snapshots::KvSnapshotStore;
+use crate::kv_snapshots::{BucketId, KvSnapshotStore};
 use crate::log::{LogConfig, LogTablet};
 
 /// Identifies one bucket.
@@ -105,9 +105,17 @@ impl Tablets {
             };
             let dir = table_dir(&self.root, tb.table_id, partition_id).join(b.to_string());
             let mut log = LogTablet::open(&dir.join("log"), tb.to_string(), self.log_cfg.clone())?;
-            let snapshots = meta
-                .is_pk()
-                .then(|| Arc::new(Mutex::new(KvSnapshotStore::open(&dir.join("kv-snapshots")))));
+            let snapshots = meta.is_pk().then(|| {
+                let id = BucketId {
+                    table_id: tb.table_id,
+                    partition_id,
+                    bucket: b,
+                };
+                Arc::new(Mutex::new(KvSnapshotStore::open(
+                    &dir.join("kv-snapshots"),
+                    id,
+                )))
+            });
             let kv = if meta.is_pk() {
                 let kv =
                     KvTablet::open(&dir.join("kv"), self.log_cfg.fsync, self.kv_snapshot_bytes)?;

@@ -494,7 +494,7 @@ impl Server {
             .ok()
             .and_then(|b| super::read_bucket(&b).snapshots.clone())
             .and_then(|s| lock(&s).get(r.snapshot_id));
-        let Some((snapshot, file)) = found else {
+        let Some((snapshot, files)) = found else {
             return Err(fluss(
                 error_codes::KV_SNAPSHOT_NOT_EXIST,
                 format!(
@@ -503,13 +503,15 @@ impl Server {
                 ),
             ));
         };
-        let file = std::fs::canonicalize(&file).unwrap_or(file);
         Ok(GetKvSnapshotMetadataResponse {
             log_offset: snapshot.log_offset,
-            snapshot_files: vec![PbRemotePathAndLocalFile {
-                remote_path: format!("file://{}", file.display()),
-                local_file_name: riverlet::record::kv_snapshot::KV_SNAPSHOT_FILE_NAME.to_string(),
-            }],
+            snapshot_files: files
+                .into_iter()
+                .map(|f| PbRemotePathAndLocalFile {
+                    remote_path: f.remote_path,
+                    local_file_name: f.local_file_name,
+                })
+                .collect(),
         })
     }
 

@@ -294,11 +294,10 @@ impl Server {
                 if kv.log_offset() == covered {
                     continue;
                 }
-                (store.clone(), kv.log_offset(), kv.snapshot_values())
+                (store.clone(), kv.log_offset(), kv.snapshot_entries())
             };
-            let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
             let leased = self.leased_snapshot_ids(&tb);
-            let written = lock(&store).write(log_offset, &refs, &|id| leased.contains(&id));
+            let written = lock(&store).write(log_offset, &values, &|id| leased.contains(&id));
             match written {
                 Ok(s) => {
                     tracing::debug!("{tb}: kv snapshot {} at log offset {}", s.id, s.log_offset)
