@@ -29,8 +29,10 @@ run_probe() {
 
 # serve_riverlet ARGS...: builds the CLI, starts `riverlet serve ARGS...` on a free port in the
 # work directory and sets SERVER_PID and BOOTSTRAP once it printed its bootstrap line.
+# RIVERLET_CLI_FEATURES set: the CLI is built with only those features (no default ones).
 serve_riverlet() {
-  cargo build -q -p riverlet-cli --manifest-path "$ROOT/Cargo.toml"
+  cargo build -q -p riverlet-cli --manifest-path "$ROOT/Cargo.toml" \
+    ${RIVERLET_CLI_FEATURES:+--no-default-features --features "$RIVERLET_CLI_FEATURES"}
   local riverlet=${CARGO_TARGET_DIR:-$ROOT/target}/debug/riverlet
   "$riverlet" serve --data-dir "$WORK/data" --port 0 "$@" >"$WORK/serve.out" 2>"$WORK/serve.err" &
   SERVER_PID=$!

@@ -87,8 +87,9 @@ class LocalServer:
     ``users`` (name -> password) turns on SASL/PLAIN authentication. ``options`` are server
     options by their Apache Fluss names, e.g. ``{"remote.data.dir": "/data/remote",
     "log.segment.file-size": "64mb"}``; an unknown name raises an error naming it.
-    ``kv.snapshot.interval`` (off unless set) is how often primary-key buckets get the KV
-    snapshot that ``read_optimized`` reads serve.
+    ``kv.snapshot.interval`` (off unless set: the package's server writes snapshots in
+    Riverlet's own format) is how often primary-key buckets get the KV snapshot that
+    ``read_optimized`` reads serve.
     """
 
     def __init__(

@@ -18,19 +18,9 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 say() { echo "run-kv-snapshot-tests: $*" >&2; }
 
-missing=()
-for pkg in librocksdb-dev libclang-dev; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  say "installing ${missing[*]} (apt-get)"
-  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2; then
-    say "ERROR: could not install ${missing[*]}; the kv-snapshot feature needs them (not skipped)"
-    exit 1
-  fi
-fi
-ROCKSDB_LIB_DIR="$(dirname "$(dpkg -L librocksdb-dev | grep -m1 '/librocksdb\.so$')")"
-export ROCKSDB_LIB_DIR
+# shellcheck source=../rocksdb-env.sh
+. "$ROOT/tests/rocksdb-env.sh"
+rocksdb_env
 
 WORKDIR="$(mktemp -d "${TMPDIR:-/tmp}/riverlet-kv-snapshots.XXXXXX")"
 rc=1

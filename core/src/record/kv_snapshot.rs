@@ -1,8 +1,9 @@
 //! The KV snapshot file of riverlet-server: the whole state of one primary-key bucket at a log
-//! offset, as the embedded server's periodic KV snapshots (`kv.snapshot.interval`) write it and
-//! as GetKvSnapshotMetadata names it (a `file:` remote path whose local file name is
-//! [`KV_SNAPSHOT_FILE_NAME`]). Apache Fluss stores its snapshots as RocksDB files instead; a
-//! snapshot is read by Riverlet only when it is one of these files.
+//! offset, as the embedded server's periodic KV snapshots (`kv.snapshot.interval`) write it
+//! when it is built without its `kv-snapshot` feature, and as GetKvSnapshotMetadata names it (a
+//! `file:` remote path whose local file name is [`KV_SNAPSHOT_FILE_NAME`]). Apache Fluss stores
+//! its snapshots as RocksDB files instead (and so does riverlet-server with that feature),
+//! which Riverlet reads only with core's `kv-snapshot` feature.
 //!
 //! Layout (Riverlet-private, little-endian): magic [`KV_SNAPSHOT_MAGIC`] (8 bytes) | int64 log
 //! offset the state covers (changes before it are in, from it on are not) | uint32

@@ -1,8 +1,9 @@
 //! KV snapshots on the read side: the latest snapshot of each bucket (GetLatestKvSnapshots) and
 //! the state one holds (GetKvSnapshotMetadata, then its files). Riverlet reads a snapshot whose
 //! files are riverlet-server's snapshot file (`record::kv_snapshot`, named by a `file:` URL);
-//! Apache Fluss's snapshots are RocksDB checkpoints, which it reads when built with the
-//! `kv-snapshot` feature (`rocks`, RocksDB opened read-only on a local copy of the files).
+//! Apache Fluss's snapshots, and riverlet-server's when it is built with its `kv-snapshot`
+//! feature, are RocksDB checkpoints, which it reads when built with the `kv-snapshot` feature
+//! (`rocks`, RocksDB opened read-only on a local copy of the files).
 
 #[cfg(feature = "kv-snapshot")]
 mod rocks;
@@ -71,8 +72,9 @@ pub(crate) async fn read_snapshot(
         #[cfg(not(feature = "kv-snapshot"))]
         files => {
             return Ok(Err(format!(
-                "its {} file(s) ({}) are a RocksDB snapshot (Apache Fluss), which Riverlet reads \
-                 only when built with the `kv-snapshot` feature",
+                "its {} file(s) ({}) are a RocksDB snapshot (Apache Fluss's, or riverlet-server's \
+                 built with `kv-snapshot`), which Riverlet reads only when built with the \
+                 `kv-snapshot` feature",
                 files.len(),
                 files
                     .iter()
