@@ -29,12 +29,15 @@ run_probe() {
 
 # serve_riverlet ARGS...: builds the CLI, starts `riverlet serve ARGS...` on a free port in the
 # work directory and sets SERVER_PID and BOOTSTRAP once it printed its bootstrap line.
-# RIVERLET_CLI_FEATURES set: the CLI is built with only those features (no default ones).
 serve_riverlet() {
-  cargo build -q -p riverlet-cli --manifest-path "$ROOT/Cargo.toml" \
-    ${RIVERLET_CLI_FEATURES:+--no-default-features --features "$RIVERLET_CLI_FEATURES"}
-  local riverlet=${CARGO_TARGET_DIR:-$ROOT/target}/debug/riverlet
-  "$riverlet" serve --data-dir "$WORK/data" --port 0 "$@" >"$WORK/serve.out" 2>"$WORK/serve.err" &
+  cargo build -q -p riverlet-cli --manifest-path "$ROOT/Cargo.toml"
+  serve_with "${CARGO_TARGET_DIR:-$ROOT/target}/debug/riverlet" serve "$@"
+}
+
+# serve_with COMMAND...: starts COMMAND (`riverlet serve` or `riverlet-server`, which take the
+# same flags) with --data-dir and a free port as serve_riverlet does.
+serve_with() {
+  "$@" --data-dir "$WORK/data" --port 0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
     grep -q '^bootstrap: ' "$WORK/serve.out" 2>/dev/null && break
@@ -42,5 +45,5 @@ serve_riverlet() {
     sleep 0.1
   done
   BOOTSTRAP=$(sed -n 's/^bootstrap: //p' "$WORK/serve.out" | head -1)
-  [ -n "$BOOTSTRAP" ] || { echo "riverlet serve printed no bootstrap line" >&2; cat "$WORK/serve.err"; exit 1; }
+  [ -n "$BOOTSTRAP" ] || { echo "the server printed no bootstrap line" >&2; cat "$WORK/serve.err"; exit 1; }
 }

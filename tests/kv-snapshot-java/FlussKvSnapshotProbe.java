@@ -1,5 +1,5 @@
 // Fluss's own Java client (fluss-client 0.9.1 from Maven Central) reading KV snapshots of
-// `riverlet serve` built with the `kv-snapshot` feature: Table.newScan().createBatchScanner(
+// `riverlet-server` built with the `kv-snapshot` feature: Table.newScan().createBatchScanner(
 // bucket, snapshotId), the KvSnapshotBatchScanner that downloads the files GetKvSnapshotMetadata
 // names and opens them as RocksDB (frocksdb 6.20), as Fluss's Flink source does for a snapshot
 // split. The driver of tests/kv-snapshot-java/run.sh.

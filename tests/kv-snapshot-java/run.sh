@@ -4,9 +4,11 @@
 #   1. `cargo test -p riverlet-server --features kv-snapshot --test kv_snapshots_rocksdb` and the
 #      server's unit tests of its snapshot store with the feature (Fluss's layout and _METADATA,
 #      core's RocksDB reader reads the rows back, retention, restart);
-#   2. `riverlet serve` built with `--features kv-snapshot` (snapshots every 200 ms), and
-#      Fluss's own Java client (fluss-client 0.9.1, Maven Central) reading every bucket's
-#      snapshot with its KvSnapshotBatchScanner: FlussKvSnapshotProbe.java.
+#   2. the `riverlet-server` binary of that build (the same flags as `riverlet serve`; cargo
+#      builds it for the tests above, so target/debug/riverlet, which later suites run, keeps
+#      its features), snapshots every 200 ms, and Fluss's own Java client (fluss-client 0.9.1,
+#      Maven Central) reading every bucket's snapshot with its KvSnapshotBatchScanner:
+#      FlussKvSnapshotProbe.java.
 # Installs librocksdb-dev and libclang-dev when missing (tests/rocksdb-env.sh); needs java 17
 # and mvn. Non-zero on any failure.
 #   tests/kv-snapshot-java/run.sh
@@ -26,6 +28,8 @@ cargo test -q -p riverlet-server --features kv-snapshot --manifest-path "$ROOT/C
 cargo test -q -p riverlet-server --features kv-snapshot --manifest-path "$ROOT/Cargo.toml" \
   --lib -- kv_snapshots config_dynamic
 
+cargo build -q -p riverlet-server --features kv-snapshot --manifest-path "$ROOT/Cargo.toml" \
+  --bin riverlet-server
 probe_init kv-snapshot-java
-RIVERLET_CLI_FEATURES=kv-snapshot serve_riverlet --set kv.snapshot.interval=200ms
+serve_with "${CARGO_TARGET_DIR:-$ROOT/target}/debug/riverlet-server" --set kv.snapshot.interval=200ms
 run_probe "$HERE/FlussKvSnapshotProbe.java" "$BOOTSTRAP"
