@@ -123,6 +123,7 @@ PK_LOAD_RATE = 0.5e6
 LOOKUP_S = {"riverlet": 0.0005, "pyfluss": 0.102}
 BATCHED_RATE = {"riverlet": 125e3, "pyfluss": 5.9e3}
 WORKER_S = 1.5
+SLICE_S = 0.05  # one acknowledged slice of pyfluss's sliced load (seen 50 ms on 2 busy cores)
 GENERATE_RATE = 2e6
 SERVER_S = 2.0
 BASE_COLUMNS = 6  # benches/run.py's data: id + 5 columns
@@ -240,7 +241,7 @@ def estimate(plan: dict, contenders: list[str]) -> dict[str, float]:
             for c in p["columns"])
     if "window" in p:
         n = plan["window_rows"]
-        est["window"] = SERVER_S + 2 * n / LOAD_RATE + plan["window_slices"] * 0.002 + sum(
+        est["window"] = SERVER_S + n / LOAD_RATE + plan["window_slices"] * SLICE_S + sum(
             plan["runs"] * (WORKER_S + n * w / 100 / RATE["scan", c])
             for w in p["window"] for c in contenders)
     if "lookup" in p:
@@ -761,7 +762,7 @@ SWEEP_TITLE = {
 }
 
 
-def report(res: dict, pngs: dict[str, Path], out: Path) -> str:
+def report(res: dict, pngs: dict[str, Path], out: Path, json_path: Path) -> str:
     md: list[str] = []
     p = md.append
     contenders = res["contenders"]
@@ -776,7 +777,7 @@ def report(res: dict, pngs: dict[str, Path], out: Path) -> str:
       f"load average {la['start'][0]:.2f} at start, {la['end'][0]:.2f} at end). Every figure is the "
       "median of a point's runs (min–max in brackets), each run a fresh worker process, the "
       "contenders alternating; release `riverlet-server --fsync never`. Raw figures: "
-      f"benches/curves/curves.json. pyfluss {res['versions'].get('pyfluss', '?')}, "
+      f"{os.path.relpath(json_path, out.parent)}. pyfluss {res['versions'].get('pyfluss', '?')}, "
       f"riverlet {res['versions'].get('riverlet (python)', '?')}.")
     p("")
     p("Shapes are computed from the medians: the least-squares slope of log(time) against "
@@ -852,8 +853,9 @@ def report(res: dict, pngs: dict[str, Path], out: Path) -> str:
 def finish(res: dict, out_dir: Path, out: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     pngs = plot(res, out_dir)
-    text = report(res, pngs, out)
-    (out_dir / "curves.json").write_text(json.dumps(res, indent=1) + "\n")
+    json_path = out_dir / "curves.json"
+    text = report(res, pngs, out, json_path)
+    json_path.write_text(json.dumps(res, indent=1) + "\n")
     bench_support.replace_section(out, MARK_START, MARK_END, text)
     print(text)
     log(f"wrote {', '.join(str(p) for p in pngs.values())}, {out_dir / 'curves.json'} and the "
