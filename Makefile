@@ -44,7 +44,7 @@ bench: bench-venv
 # How cost grows, drawn (benches/curves.py): scan, append, time-range, lookup and server memory
 # against rows, buckets, columns, window width, table size and data size, Riverlet against
 # pyfluss; PNGs and curves.json into benches/curves/, a section of benches/RESULTS.md. About
-# 17 min of measuring on a quiet 2-core machine (it prints its estimate first).
+# 13 min of measuring on a quiet 2-core machine (it prints its estimate first).
 # CURVES_ARGS="--quick" for a smoke test (small sizes, written to a temp dir).
 bench-curves: bench-venv
 	$(BENCH_PYTHON) benches/curves.py $(CURVES_ARGS)

@@ -23,9 +23,10 @@ The sweeps (default points; `--points SWEEP=a,b,...` replaces them, `k`/`M` suff
            append, peak during it, and peak during a full scan of the grown table. One fresh
            server per contender, the contender doing the appends and scans.
 Every measurement is a fresh benches/worker.py process (benches/run.py's run_worker), the
-contenders alternating run by run; a point's figure is the median of its runs. Tables other than
-the appended ones are loaded once per point by pyfluss, as benches/run.py loads its table
-(lookup tables by Riverlet's upsert when it is available, as benches/run.py does).
+contenders alternating run by run; a point's figure is the median of its runs. The tables the
+scans and reads use are loaded once per point by pyfluss, as benches/run.py loads its table;
+each contender looks up a primary-key table its own client upserted (each finds only about a
+quarter of the keys the other client upserted, see lookup_sweep).
 
 Written: one PNG per sweep and the raw figures (curves.json) into --out-dir (default
 benches/curves/), and a section between `<!-- curves:` markers in --out (default
@@ -53,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,15 +116,15 @@ LOG_Y = {"rows": True, "buckets": True, "columns": True, "window": True, "lookup
 
 # The cost model of the estimate printed before measuring. Rates of the quiet 2-core `make bench`
 # recorded in RESULTS.md (2026-12-05, 10M rows): rows/s of a full scan and of an append, of
-# pyfluss's sliced load and Riverlet's upsert load; a single lookup's time; a fresh worker's
+# pyfluss's sliced load, of each client's upsert load; a single lookup's time; a fresh worker's
 # start-up (imports, connect, opening the table) and the data generator's rows/s.
 RATE = {("scan", "riverlet"): 17.9e6, ("scan", "pyfluss"): 9.7e6,
         ("append", "riverlet"): 7.7e6, ("append", "pyfluss"): 4.8e6}
 LOAD_RATE = 3.6e6
-PK_LOAD_RATE = 0.5e6
+PK_LOAD_RATE = {"riverlet": 0.5e6, "pyfluss": 0.26e6}
 LOOKUP_S = {"riverlet": 0.0005, "pyfluss": 0.102}
 BATCHED_RATE = {"riverlet": 125e3, "pyfluss": 5.9e3}
-WORKER_S = 1.5
+WORKER_S = 0.6  # seen 0.2-0.5 s on 2 busy cores
 SLICE_S = 0.05  # one acknowledged slice of pyfluss's sliced load (seen 50 ms on 2 busy cores)
 GENERATE_RATE = 2e6
 SERVER_S = 2.0
@@ -245,7 +247,8 @@ def estimate(plan: dict, contenders: list[str]) -> dict[str, float]:
             plan["runs"] * (WORKER_S + n * w / 100 / RATE["scan", c])
             for w in p["window"] for c in contenders)
     if "lookup" in p:
-        est["lookup"] = SERVER_S + sum(n / PK_LOAD_RATE + WORKER_S for n in p["lookup"]) + sum(
+        est["lookup"] = SERVER_S + sum(
+            n / PK_LOAD_RATE[c] + WORKER_S for n in p["lookup"] for c in contenders) + sum(
             plan["lookup_runs"] * (WORKER_S + plan["latency_keys"] * LOOKUP_S[c]
                                    + plan["batched_keys"] / BATCHED_RATE[c])
             for _ in p["lookup"] for c in contenders)
@@ -285,11 +288,9 @@ def reset_peak(pid: int) -> bool:
 class Run:
     """One measuring run: the plan, the data files, the figures gathered so far."""
 
-    def __init__(self, plan: dict, contenders: list[str], pk_loader: str, work: Path,
-                 timeout: float):
+    def __init__(self, plan: dict, contenders: list[str], work: Path, timeout: float):
         self.plan = plan
         self.contenders = contenders
-        self.pk_loader = pk_loader
         self.work = work
         self.timeout = timeout
         self.data = work / "data.arrow"
@@ -441,26 +442,34 @@ class Run:
 
     def lookup_sweep(self) -> None:
         plan, b = self.plan, self.plan["buckets"]
-        s = self.sweep("lookup", {"buckets": b, "latency_keys": plan["latency_keys"],
-                                  "loader": self.pk_loader})
+        s = self.sweep("lookup", {"buckets": b, "latency_keys": plan["latency_keys"]})
         batched = s["extra"]["batched_keys_per_s"] = {c: {} for c in self.contenders}
         srv = self.server("lookup")
         rnd = random.Random(9)
         try:
             for i, n in enumerate(s["points"]):
                 n = int(n)
-                table = f"curves.pk_{i}"
-                r = self.worker({"op": "create_load_pk", "contender": self.pk_loader, "rows": n,
-                                 "bootstrap": srv.bootstrap, "table": table, "buckets": b,
-                                 "data": str(self.data)})
-                if r is None:
-                    continue
-                log(f"  loaded {table}: {n:,} keys by {self.pk_loader} in {r['seconds']:.1f}s")
+                # Each contender looks up a table its own client upserted: on the embedded
+                # server (2026-12-06) pyfluss found only ~1/4 of the keys of a table Riverlet
+                # upserted and Riverlet ~1/4 of pyfluss's (their buckets of a BIGINT key differ),
+                # and a missed key is not a lookup's cost.
+                tables = {}
+                for c in self.contenders:
+                    tables[c] = f"curves.pk_{i}_{c}"
+                    r = self.worker({"op": "create_load_pk", "contender": c, "rows": n,
+                                     "bootstrap": srv.bootstrap, "table": tables[c],
+                                     "buckets": b, "data": str(self.data)})
+                    if r is None:
+                        tables.pop(c)
+                        continue
+                    log(f"  loaded {tables[c]}: {n:,} keys by {c} in {r['seconds']:.1f}s")
                 keys = [rnd.randrange(n) for _ in range(plan["batched_keys"])]
                 lat_keys = [rnd.randrange(n) for _ in range(plan["latency_keys"])]
                 for run in range(plan["lookup_runs"]):
                     for c in self.order(run):
-                        r = self.worker({"op": "lookup", "contender": c, "table": table,
+                        if c not in tables:
+                            continue
+                        r = self.worker({"op": "lookup", "contender": c, "table": tables[c],
                                          "bootstrap": srv.bootstrap, "buckets": b,
                                          "keys": keys, "latency_keys": lat_keys,
                                          "key_column": "id", "batch": plan["lookup_batch"],
@@ -649,7 +658,7 @@ def shape(sweep: str, xs: list[float], ys: list[float], unit: str) -> dict:
                 out["bend"] = {"x": xs[k], "below": left, "above": right}
                 head += (f", bends at {fmt_x(xs[k])}: {slope_word(left)} below (slope {left:.2f}), "
                          f"{slope_word(right)} above (slope {right:.2f})")
-    parts = [head, slopes] + ([fit_text] if fit is not None else [])
+    parts = [head, slopes] + ([fit_text] if fit is not None and len(xs) >= 3 else [])
     out["text"] = "; ".join(parts)
     return out
 
@@ -703,7 +712,8 @@ def plot(res: dict, out_dir: Path) -> dict[str, Path]:
     colors = {"riverlet": "tab:blue", "pyfluss": "tab:orange"}
     for name, s in res["sweeps"].items():
         metrics = METRICS[name]
-        fig, axes = plt.subplots(1, len(metrics), figsize=(5.2 * len(metrics), 4.2), squeeze=False)
+        width = max(7.0, 5.2 * len(metrics))
+        fig, axes = plt.subplots(1, len(metrics), figsize=(width, 4.4), squeeze=False)
         for ax, (metric, what, unit) in zip(axes[0], metrics):
             for c in res["contenders"]:
                 xs, med, lo, hi = series(s, metric, c)
@@ -718,6 +728,9 @@ def plot(res: dict, out_dir: Path) -> dict[str, Path]:
             if name != "rss":  # ticks at the measured sizes, written as 1M, 64, 0.1
                 ax.set_xticks(s["points"], [fmt_x(x) for x in s["points"]])
                 ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+            else:
+                ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
+                ax.xaxis.set_minor_formatter(ticker.FuncFormatter(minor_label))
             if LOG_Y[name]:
                 ax.set_yscale("log")
                 ax.yaxis.set_minor_formatter(ticker.FuncFormatter(minor_label))
@@ -730,8 +743,8 @@ def plot(res: dict, out_dir: Path) -> dict[str, Path]:
             ax.set_title(f"{what} ({unit})", fontsize=10)
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=8)
-        fig.suptitle(f"{SWEEP_TITLE[name]}: {fixed_text(name, s['fixed'])} "
-                     "(median of runs, bars min–max)", fontsize=10)
+        title = f"{SWEEP_TITLE[name]}: {fixed_text(name, s['fixed'])} (median of runs, bars min–max)"
+        fig.suptitle(textwrap.fill(title, int(width * 13)), fontsize=10)
         fig.tight_layout()
         path = out_dir / f"{name}.png"
         fig.savefig(path, dpi=100)
@@ -742,12 +755,8 @@ def plot(res: dict, out_dir: Path) -> dict[str, Path]:
 
 def fixed_text(name: str, fixed: dict) -> str:
     words = {"rows": "rows", "buckets": "buckets", "columns": "columns", "slices": "load slices",
-             "latency_keys": "single lookups a run", "loader": "loaded by"}
-    parts = []
-    for k, v in fixed.items():
-        parts.append(f"loaded by {v}" if k == "loader" else
-                     f"{fmt_x(v) if isinstance(v, (int, float)) else v} {words.get(k, k)}")
-    return ", ".join(parts)
+             "latency_keys": "single lookups a run"}
+    return ", ".join(f"{fmt_x(v)} {words.get(k, k)}" for k, v in fixed.items())
 
 
 def cell(v: list[float] | None) -> str:
@@ -956,10 +965,9 @@ def main() -> None:
                  + r.stderr[-500:])
     if not contenders:
         sys.exit(f"no contender to measure: {missing}")
-    pk_loader = "riverlet" if version else "pyfluss"
 
     work = Path(tempfile.mkdtemp(prefix="riverlet-curves-"))
-    run = Run(plan, contenders, pk_loader, work, args.worker_timeout)
+    run = Run(plan, contenders, work, args.worker_timeout)
     res = run.res
     res.update({"quick": args.quick, "plan": plan, "contenders": contenders, "missing": missing,
                 "estimate_s": est, "actual_s": {},
