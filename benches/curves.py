@@ -911,11 +911,6 @@ def main() -> None:
     ap.add_argument("--report-only", metavar="JSON",
                     help="redraw the plots and rewrite the section from a curves.json")
     args = ap.parse_args()
-    if args.quick and args.out_dir is None:
-        args.out_dir = tempfile.mkdtemp(prefix="riverlet-curves-quick-")
-    out_dir = Path(args.out_dir) if args.out_dir else OUT_DIR
-    out = Path(args.out) if args.out else (
-        out_dir / "RESULTS.md" if args.quick else HERE / "RESULTS.md")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -923,7 +918,8 @@ def main() -> None:
 
     if args.report_only:
         res = json.loads(Path(args.report_only).read_text())
-        finish(res, Path(args.out_dir) if args.out_dir else Path(args.report_only).parent, out)
+        out_dir = Path(args.out_dir) if args.out_dir else Path(args.report_only).parent
+        finish(res, out_dir, Path(args.out) if args.out else HERE / "RESULTS.md")
         return
 
     args.sweeps = [s.strip() for s in args.sweeps.split(",") if s.strip()]
@@ -942,6 +938,11 @@ def main() -> None:
         log(f"  {s}: points {', '.join(fmt_x(x) for x in plan['points'][s])}")
     if args.estimate_only:
         return
+    if args.quick and args.out_dir is None:  # a smoke test never replaces the recorded figures
+        args.out_dir = tempfile.mkdtemp(prefix="riverlet-curves-quick-")
+    out_dir = Path(args.out_dir) if args.out_dir else OUT_DIR
+    out = Path(args.out) if args.out else (
+        out_dir / "RESULTS.md" if args.quick else HERE / "RESULTS.md")
 
     def on_signal(signum, _frame):  # the finally blocks stop the servers
         raise KeyboardInterrupt(f"signal {signum}")
