@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-rust lint bench jar dist
+.PHONY: demo test test-rust lint bench bench-venv bench-curves jar dist
 
 # Builds only what the demo runs (no lake crates) with the build-time profile `demo`.
 demo:
@@ -32,11 +32,22 @@ lint:
 # Its own venv: the test suite's .venv pins other pandas than pyfluss, so it has no pyfluss.
 BENCH_VENV ?= .venv-bench
 BENCH_PYTHON ?= $(BENCH_VENV)/bin/python
-bench:
+bench-venv:
 	@test -x $(BENCH_PYTHON) || python3.11 -m venv $(BENCH_VENV)
-	@$(BENCH_PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt "maturin>=1.16,<2"
+	@$(BENCH_PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt \
+	  -r benches/requirements.txt "maturin>=1.16,<2"
+
+bench: bench-venv
 	$(BENCH_PYTHON) benches/run.py $(BENCH_ARGS)
 	$(BENCH_PYTHON) benches/server_vs_fluss.py $(SERVER_BENCH_ARGS)
+
+# How cost grows, drawn (benches/curves.py): scan, append, time-range, lookup and server memory
+# against rows, buckets, columns, window width, table size and data size, Riverlet against
+# pyfluss; PNGs and curves.json into benches/curves/, a section of benches/RESULTS.md. About
+# 13 min of measuring on a quiet 2-core machine (it prints its estimate first).
+# CURVES_ARGS="--quick" for a smoke test (small sizes, written to a temp dir).
+bench-curves: bench-venv
+	$(BENCH_PYTHON) benches/curves.py $(CURVES_ARGS)
 
 # The documentation site into site/ (pages of docs/, mkdocs.yml; docs/maintainers/docs.md says
 # how it is made): mkdocs in its own venv (.venv-docs, tools pinned in docs/requirements.txt),

@@ -937,12 +937,13 @@ KEPT_SECTIONS = [("<!-- jvm-boundary", "<!-- /jvm-boundary -->"),
                  ("<!-- spark-connector", "<!-- /spark-connector -->"),
                  ("<!-- flink-connector", "<!-- /flink-connector -->"),
                  ("<!-- flight-sql", "<!-- /flight-sql -->"),
-                 ("<!-- scale", "<!-- /scale -->")]
+                 ("<!-- scale", "<!-- /scale -->"),
+                 ("<!-- curves", "<!-- /curves -->")]
 
 
 def write_results(out: Path, text: str) -> None:
     """Writes RESULTS.md, keeping the sections other runners own (benches/jvm, server_vs_fluss.py, benches/spark,
-    benches/flink, benches/flight, benches/scale.py)."""
+    benches/flink, benches/flight, benches/scale.py, benches/curves.py)."""
     old = out.read_text() if out.exists() else ""
     for start, end in KEPT_SECTIONS:
         if start in old and end in old:
