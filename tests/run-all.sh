@@ -209,6 +209,10 @@ run_suite "leader faults on 3 Fluss tablet servers (Rust peer-bug tests)" \
 # head is deleted (core feature kv-snapshot, Debian's librocksdb-dev installed by the script).
 run_suite "KV snapshots of Apache Fluss read through RocksDB (kv-snapshot feature)" \
   bash tests/fluss-cluster/run-kv-snapshot-tests.sh
+# The embedded server's own KV snapshots as RocksDB files (riverlet-server feature kv-snapshot):
+# core's reader and Fluss's own Java client (KvSnapshotBatchScanner) read the exact rows.
+run_suite "KV snapshots of riverlet-server as RocksDB files (Fluss's Java client and core's reader)" \
+  bash tests/kv-snapshot-java/run.sh
 # Keyed writes and lookups on paimon- and iceberg-format primary-key tables: rows written by
 # Fluss's Java client are found by Riverlet's lookups and the other way round, on a cluster
 # with a Paimon lake of its own (start.sh --paimon-lake).
