@@ -15,7 +15,8 @@ Directives (an HTML comment alone on a line of a page in docs/):
 
 Relative links of included text are resolved from the included file: a link to a file that is
 itself a page of the site (``SOURCES`` below) becomes a link to that page, a link to any other
-file of the repository becomes its path in code font.
+file of the repository becomes its path in code font. An image of an included file (e.g. the
+benchmark curves of benches/RESULTS.md) is copied into the site under ``IMAGE_DIR`` and shown.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ DIRECTIVE = re.compile(r'^<!--\s*include\s+(\S+)(?:\s+"([^"]+)")?(\s+intro)?\s*-
 OPTIONS_DIRECTIVE = re.compile(r"^<!--\s*server-options\s*-->[ \t]*$", re.M)
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s]+)\)")
+IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s:#]+)\)")
+# Where the site keeps the images of included files, under their repository paths.
+IMAGE_DIR = "repo-images"
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -115,12 +119,25 @@ def _relink(text: str, src: str, page: str) -> str:
         shown = f"`{repo_path}`"
         return shown if label.strip("`") in (path, repo_path) else f"{label} ({shown} in the repository)"
 
+    def image(m: re.Match[str]) -> str:
+        repo_path = _image_path(src, m.group(2))
+        rel = posixpath.relpath(f"{IMAGE_DIR}/{repo_path}", page_dir or ".")
+        return f"![{m.group(1)}]({rel})"
+
     out, fenced = [], False
     for line in text.split("\n"):
         if FENCE.match(line):
             fenced = not fenced
-        out.append(line if fenced else LINK.sub(sub, line))
+        out.append(line if fenced else IMAGE.sub(image, LINK.sub(sub, line)))
     return "\n".join(out)
+
+
+def _image_path(src: str, target: str) -> str:
+    """The repository path of an image that src links to relatively (it must exist)."""
+    repo_path = posixpath.normpath(posixpath.join(posixpath.dirname(src), target))
+    if not (ROOT / repo_path).is_file():
+        raise IncludeError(f"{src}: image {target!r}: {repo_path} is not in the repository")
+    return repo_path
 
 
 def server_options_table() -> str:
@@ -154,6 +171,21 @@ def expand(markdown: str, page: str) -> str:
 
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ANN001
     return expand(markdown, page.file.src_uri)
+
+
+def on_files(files, config):  # noqa: ANN001
+    # The images the included files show, copied into the site where _relink points them.
+    from mkdocs.structure.files import File
+
+    for src in SOURCES:
+        if not (ROOT / src).exists():
+            continue
+        for m in IMAGE.finditer((ROOT / src).read_text(encoding="utf-8")):
+            repo_path = _image_path(src, m.group(2))
+            uri = f"{IMAGE_DIR}/{repo_path}"
+            if files.get_file_from_path(uri) is None:
+                files.append(File.generated(config, uri, abs_src_path=str(ROOT / repo_path)))
+    return files
 
 
 def on_config(config):  # noqa: ANN001
