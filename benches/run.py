@@ -17,7 +17,10 @@ What it does (issue 9):
      contenders run by run (the order flips every run): full scan into a pyarrow Table, the
      loopback ceiling for the same bytes, 8k-row appends, a 1% time-range read, point lookups,
      and the peak RSS of a streaming scan (os.wait4 on the worker);
-  4. writes benches/RESULTS.md and prints every ratio. Numbers are reported, never asserted.
+  4. writes benches/RESULTS.md and prints every ratio. Numbers are reported, never asserted;
+     but every looked-up key exists, so a lookup that finds nothing is a miss: misses are
+     reported per contender and make the run exit 1 (after writing RESULTS.md) unless
+     --allow-lookup-misses, since a benchmark of misses measures no lookup.
 """
 
 from __future__ import annotations
@@ -389,6 +392,8 @@ def main() -> None:
     ap.add_argument("--lookup-batch", type=int, default=1000)
     ap.add_argument("--latency-keys", type=int, default=200)
     ap.add_argument("--lookup-runs", type=int, default=2)
+    ap.add_argument("--allow-lookup-misses", action="store_true",
+                    help="exit 0 even when lookups miss keys that exist (still reported)")
     ap.add_argument("--pyfluss-lookupers", type=int, default=128,
                     help="pyfluss Lookuper objects in flight for the batched lookups")
     ap.add_argument("--contenders", default="riverlet,pyfluss")
@@ -572,6 +577,9 @@ def main() -> None:
                 lookup[c].append(r)
                 log(f"lookup {c} run {run}: {r['batched_keys'] / r['batched_seconds']:,.0f} keys/s "
                     f"batched, p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
+                miss = lookup_misses(r)
+                if miss:
+                    log(f"LOOKUP MISSES {c} run {run}: {miss}")
         results["lookup"] = lookup
 
         # -- 6: peak RSS of a streaming scan --------------------------------------------------
@@ -615,6 +623,24 @@ def main() -> None:
     for line in ratios:
         print("  " + line)
     log(f"wrote {args.out} (total {results['elapsed_s']:.0f}s)")
+    missed = {c: lookup_misses(r) for c, runs in (results.get("lookup") or {}).items()
+              for r in runs if lookup_misses(r)}
+    if missed:
+        for c, m in missed.items():
+            log(f"LOOKUP MISSES {c}: {m}: its lookup figures time misses, not lookups")
+        if not args.allow_lookup_misses:
+            sys.exit(1)
+
+
+def lookup_misses(r: dict) -> str:
+    """'' when a lookup run found every key (all exist), else what it missed. Runs recorded
+    before hits were counted have no `found` and pass."""
+    out = []
+    if "found" in r and r["found"] != r["batched_keys"]:
+        out.append(f"batched found {r['found']:,} of {r['batched_keys']:,} keys")
+    if "latency_found" in r and r["latency_found"] != r["latency_n"]:
+        out.append(f"single lookups found {r['latency_found']:,} of {r['latency_n']:,}")
+    return ", ".join(out)
 
 
 def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
@@ -866,9 +892,10 @@ def lookup_section(res: dict, contenders: list[str], p, ratios: list[str]) -> No
       "Riverlet: one `lookup_many` call per group). Latency: "
       f"{a['latency_keys']:,} single lookups one after another.")
     p("")
-    p("| contender | batched keys/s (median) | min–max | p50 ms | p99 ms |")
-    p("| --- | --- | --- | --- | --- |")
+    p("| contender | batched keys/s (median) | min–max | p50 ms | p99 ms | misses |")
+    p("| --- | --- | --- | --- | --- | --- |")
     lk = {}
+    missed = {}
     for c in contenders:
         runs = (res.get("lookup") or {}).get(c) or []
         if not runs:
@@ -877,10 +904,18 @@ def lookup_section(res: dict, contenders: list[str], p, ratios: list[str]) -> No
         p50 = statistics.median(r["p50_ms"] for r in runs)
         p99 = statistics.median(r["p99_ms"] for r in runs)
         lk[c] = (rate["median"], p50, p99)
+        miss = "; ".join(dict.fromkeys(m for m in (lookup_misses(r) for r in runs) if m))
+        if miss:
+            missed[c] = miss
         p(f"| {c} | {fmt_rate(rate['median'])} | {fmt_rate(rate['min'])}–{fmt_rate(rate['max'])} | "
-          f"{p50:.3f} | {p99:.3f} |")
+          f"{p50:.3f} | {p99:.3f} | {miss or 'none'} |")
         ratios.append(f"lookup {c}: {fmt_rate(rate['median'], 'keys/s')} batched, p50 {p50:.3f} ms, p99 {p99:.3f} ms")
-    if "riverlet" in lk and "pyfluss" in lk:
+    for c, miss in missed.items():
+        p("")
+        p(f"**{c}'s lookups missed keys that exist ({miss}): its figures time misses, not "
+          "lookups, and no ratio is given.**")
+        ratios.append(f"lookup {c}: MISSED keys ({miss})")
+    if "riverlet" in lk and "pyfluss" in lk and not missed:
         line = (f"lookup riverlet / pyfluss: batched throughput {lk['riverlet'][0] / lk['pyfluss'][0]:.2f}x, "
                 f"p50 latency {lk['riverlet'][1] / lk['pyfluss'][1]:.4f}x ({lk['pyfluss'][1] / lk['riverlet'][1]:.0f}x lower), "
                 f"p99 latency {lk['riverlet'][2] / lk['pyfluss'][2]:.4f}x ({lk['pyfluss'][2] / lk['riverlet'][2]:.0f}x lower)")
