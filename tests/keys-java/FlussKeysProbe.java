@@ -34,6 +34,7 @@ import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
 import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.admin.OffsetSpec;
+import org.apache.fluss.client.lookup.LookupResult;
 import org.apache.fluss.client.lookup.Lookuper;
 import org.apache.fluss.client.table.Table;
 import org.apache.fluss.client.table.scanner.ScanRecord;
@@ -242,9 +243,14 @@ public final class FlussKeysProbe {
     Map<String, List<String>> missed = new HashMap<>();
     Map<String, Integer> asked = new HashMap<>();
     List<String> wrong = new ArrayList<>();
+    // All lookups in flight at once: the client batches them per bucket.
+    List<CompletableFuture<LookupResult>> answers = new ArrayList<>();
+    for (int i = 0; i < 3 * PER_WRITER; i++) {
+      answers.add(lk.lookup(GenericRow.of(key(shape, i))));
+    }
     for (int i = 0; i < 3 * PER_WRITER; i++) {
       Object[] k = key(shape, i);
-      InternalRow row = lk.lookup(GenericRow.of(k)).get().getSingletonRow();
+      InternalRow row = answers.get(i).get().getSingletonRow();
       String w = writer(i);
       boolean expected = writers.contains(w);
       asked.merge(w, 1, Integer::sum);
@@ -274,6 +280,10 @@ public final class FlussKeysProbe {
   static void checkPrefixLookups(Table t, Set<String> writers) throws Exception {
     Lookuper pl = t.newLookup().lookupBy("a").createLookuper();
     List<String> wrong = new ArrayList<>();
+    List<CompletableFuture<LookupResult>> answers = new ArrayList<>();
+    for (int q = 0; q < 3 * PER_WRITER / 4; q++) {
+      answers.add(pl.lookup(GenericRow.of(prefixA(4 * q))));
+    }
     for (int q = 0; q < 3 * PER_WRITER / 4; q++) {
       long a = prefixA(4 * q);
       Set<String> expected = new TreeSet<>();
@@ -283,7 +293,7 @@ public final class FlussKeysProbe {
         }
       }
       Set<String> got = new TreeSet<>();
-      for (InternalRow r : pl.lookup(GenericRow.of(a)).get().getRowList()) {
+      for (InternalRow r : answers.get(q).get().getRowList()) {
         if (!r.getString(2).toString().equals("pyfluss")) {
           got.add(r.getString(1).toString());
         }
