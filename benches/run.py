@@ -11,13 +11,16 @@ What it does (issue 9):
      (int64 id, timestamp[us], int32, float64 with 1% nulls, string, bool) in 8192-row batches,
      kept in an Arrow IPC file that every worker memory-maps;
   2. starts the embedded server (release binary, `--fsync never`) on a fresh data dir and loads
-     the data once into a log table of BUCKETS buckets (with pyfluss), plus a primary-key table of
-     PK_ROWS rows for the lookups;
+     the data once into a log table of BUCKETS buckets (with pyfluss), plus for each contender a
+     primary-key table of PK_ROWS rows for its lookups, loaded by its own client;
   3. measures, each run in a fresh worker process (benches/worker.py) and interleaving the
      contenders run by run (the order flips every run): full scan into a pyarrow Table, the
      loopback ceiling for the same bytes, 8k-row appends, a 1% time-range read, point lookups,
      and the peak RSS of a streaming scan (os.wait4 on the worker);
-  4. writes benches/RESULTS.md and prints every ratio. Numbers are reported, never asserted.
+  4. writes benches/RESULTS.md and prints every ratio. Numbers are reported, never asserted;
+     but every looked-up key exists, so a lookup that finds nothing is a miss: misses are
+     reported per contender and make the run exit 1 (after writing RESULTS.md) unless
+     --allow-lookup-misses, since a benchmark of misses measures no lookup.
 """
 
 from __future__ import annotations
@@ -389,6 +392,8 @@ def main() -> None:
     ap.add_argument("--lookup-batch", type=int, default=1000)
     ap.add_argument("--latency-keys", type=int, default=200)
     ap.add_argument("--lookup-runs", type=int, default=2)
+    ap.add_argument("--allow-lookup-misses", action="store_true",
+                    help="exit 0 even when lookups miss keys that exist (still reported)")
     ap.add_argument("--pyfluss-lookupers", type=int, default=128,
                     help="pyfluss Lookuper objects in flight for the batched lookups")
     ap.add_argument("--contenders", default="riverlet,pyfluss")
@@ -458,12 +463,19 @@ def main() -> None:
         results["load"] = load
         results["wire_bytes"] = wire
         if "lookup" in args.sections:
-            pk_loader = "riverlet" if "riverlet" in contenders else "pyfluss"
-            pk = run_worker(dict(base, op="create_load_pk", contender=pk_loader, table="bench.pk",
-                                 rows=pk_rows), timeout=max(timeout, 600))
-            log(f"loaded the lookup table: {pk['rows']:,} rows with {pk_loader} in "
-                f"{pk['seconds']:.1f}s")
-            results["pk_load"] = dict(pk, loader=pk_loader)
+            # Each contender looks up a table its own client loaded: pyfluss 1.0.0 puts some
+            # keys in another bucket than Fluss's Java client and Riverlet do (tests/README.md,
+            # "Bugs found in peer clients"), so in a table loaded by the other client it would
+            # time misses. The tables hold the same rows.
+            loads = {}
+            for c in contenders:
+                loads[c] = run_worker(dict(base, op="create_load_pk", contender=c,
+                                           table=pk_table(c), rows=pk_rows),
+                                      timeout=max(timeout, 600))
+                log(f"loaded the lookup table {pk_table(c)}: {loads[c]['rows']:,} rows with {c} "
+                    f"in {loads[c]['seconds']:.1f}s")
+            results["pk_load"] = dict(next(iter(loads.values())),
+                                      loader="each contender's own client, a table each")
 
         def order(run: int) -> list[str]:
             return contenders if run % 2 == 0 else contenders[::-1]
@@ -565,13 +577,16 @@ def main() -> None:
         lookup: dict[str, list] = {c: [] for c in contenders}
         for run in range(args.lookup_runs if "lookup" in args.sections else 0):
             for c in order(run):
-                r = run_worker(dict(base, op="lookup", contender=c, table="bench.pk", keys=keys,
+                r = run_worker(dict(base, op="lookup", contender=c, table=pk_table(c), keys=keys,
                                     latency_keys=lat_keys, key_column="id",
                                     batch=args.lookup_batch,
                                     pyfluss_lookupers=args.pyfluss_lookupers), timeout)
                 lookup[c].append(r)
                 log(f"lookup {c} run {run}: {r['batched_keys'] / r['batched_seconds']:,.0f} keys/s "
                     f"batched, p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
+                miss = lookup_misses(r)
+                if miss:
+                    log(f"LOOKUP MISSES {c} run {run}: {miss}")
         results["lookup"] = lookup
 
         # -- 6: peak RSS of a streaming scan --------------------------------------------------
@@ -615,6 +630,29 @@ def main() -> None:
     for line in ratios:
         print("  " + line)
     log(f"wrote {args.out} (total {results['elapsed_s']:.0f}s)")
+    missed = {c: lookup_misses(r) for c, runs in (results.get("lookup") or {}).items()
+              for r in runs if lookup_misses(r)}
+    if missed:
+        for c, m in missed.items():
+            log(f"LOOKUP MISSES {c}: {m}: its lookup figures time misses, not lookups")
+        if not args.allow_lookup_misses:
+            sys.exit(1)
+
+
+def pk_table(contender: str) -> str:
+    """The primary-key table a contender's lookups read: one its own client loaded."""
+    return f"bench.pk_{contender}"
+
+
+def lookup_misses(r: dict) -> str:
+    """'' when a lookup run found every key (all exist), else what it missed. Runs recorded
+    before hits were counted have no `found` and pass."""
+    out = []
+    if "found" in r and r["found"] != r["batched_keys"]:
+        out.append(f"batched found {r['found']:,} of {r['batched_keys']:,} keys")
+    if "latency_found" in r and r["latency_found"] != r["latency_n"]:
+        out.append(f"single lookups found {r['latency_found']:,} of {r['latency_n']:,}")
+    return ", ".join(out)
 
 
 def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
@@ -866,9 +904,10 @@ def lookup_section(res: dict, contenders: list[str], p, ratios: list[str]) -> No
       "Riverlet: one `lookup_many` call per group). Latency: "
       f"{a['latency_keys']:,} single lookups one after another.")
     p("")
-    p("| contender | batched keys/s (median) | min–max | p50 ms | p99 ms |")
-    p("| --- | --- | --- | --- | --- |")
+    p("| contender | batched keys/s (median) | min–max | p50 ms | p99 ms | misses |")
+    p("| --- | --- | --- | --- | --- | --- |")
     lk = {}
+    missed = {}
     for c in contenders:
         runs = (res.get("lookup") or {}).get(c) or []
         if not runs:
@@ -877,10 +916,18 @@ def lookup_section(res: dict, contenders: list[str], p, ratios: list[str]) -> No
         p50 = statistics.median(r["p50_ms"] for r in runs)
         p99 = statistics.median(r["p99_ms"] for r in runs)
         lk[c] = (rate["median"], p50, p99)
+        miss = "; ".join(dict.fromkeys(m for m in (lookup_misses(r) for r in runs) if m))
+        if miss:
+            missed[c] = miss
         p(f"| {c} | {fmt_rate(rate['median'])} | {fmt_rate(rate['min'])}–{fmt_rate(rate['max'])} | "
-          f"{p50:.3f} | {p99:.3f} |")
+          f"{p50:.3f} | {p99:.3f} | {miss or 'none'} |")
         ratios.append(f"lookup {c}: {fmt_rate(rate['median'], 'keys/s')} batched, p50 {p50:.3f} ms, p99 {p99:.3f} ms")
-    if "riverlet" in lk and "pyfluss" in lk:
+    for c, miss in missed.items():
+        p("")
+        p(f"**{c}'s lookups missed keys that exist ({miss}): its figures time misses, not "
+          "lookups, and no ratio is given.**")
+        ratios.append(f"lookup {c}: MISSED keys ({miss})")
+    if "riverlet" in lk and "pyfluss" in lk and not missed:
         line = (f"lookup riverlet / pyfluss: batched throughput {lk['riverlet'][0] / lk['pyfluss'][0]:.2f}x, "
                 f"p50 latency {lk['riverlet'][1] / lk['pyfluss'][1]:.4f}x ({lk['pyfluss'][1] / lk['riverlet'][1]:.0f}x lower), "
                 f"p99 latency {lk['riverlet'][2] / lk['pyfluss'][2]:.4f}x ({lk['pyfluss'][2] / lk['riverlet'][2]:.0f}x lower)")

@@ -268,10 +268,12 @@ async def pyfluss_main(spec: dict) -> dict:
             out["found"] = found
             # latency: one lookup at a time
             lat = []
+            latency_found = 0
             for k in spec["latency_keys"]:
                 s = time.perf_counter()
-                await aw(lk.lookup({key_col: k}))
+                latency_found += (await aw(lk.lookup({key_col: k}))) is not None
                 lat.append(time.perf_counter() - s)
+            out["latency_found"] = latency_found
             out["p50_ms"] = percentile(lat, 50) * 1e3
             out["p99_ms"] = percentile(lat, 99) * 1e3
             out["latency_n"] = len(lat)
@@ -422,10 +424,12 @@ def riverlet_main(spec: dict) -> dict:
             out["batched_keys"] = len(keys)
             out["found"] = found
             lat = []
+            latency_found = 0
             for k in spec["latency_keys"]:
                 s = time.perf_counter()
-                t.lookup(k)
+                latency_found += t.lookup(k) is not None
                 lat.append(time.perf_counter() - s)
+            out["latency_found"] = latency_found
             out["p50_ms"] = percentile(lat, 50) * 1e3
             out["p99_ms"] = percentile(lat, 99) * 1e3
             out["latency_n"] = len(lat)
