@@ -185,6 +185,10 @@ run_suite "Fluss Java client cluster configs and KV snapshot leases against rive
   bash tests/cluster-admin-java/run.sh
 run_suite "Fluss Java client producer-offset calls against riverlet serve" \
   bash tests/producer-offsets-java/run.sh
+# Fluss's Java client and Riverlet's Python package put every key in the bucket Fluss's own
+# bucketing function gives it, and each finds every row of the other (15 primary-key tables).
+run_suite "Fluss Java client and Riverlet put every key in the same bucket (riverlet serve)" \
+  bash tests/keys-java/run.sh
 # Reliability scripts (tests/reliability, RELIABILITY.md), short runs: the riverlet package in
 # .venv from the suite above, `riverlet serve` from the cargo build.
 run_suite "kill -9 crash safety (3 cycles)" \

@@ -8,74 +8,29 @@
 //!   cargo test -p riverlet-server --features kv-snapshot --test kv_snapshots_rocksdb
 
 mod common;
+#[path = "../../core/tests/common/kv_rows.rs"]
+mod kv_rows;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::Int32Type;
 use riverlet::client::{ClientConfig, Connection, Table};
-use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use riverlet::metadata::TablePath;
 use riverlet::proto::{GetKvSnapshotMetadataRequest, GetKvSnapshotMetadataResponse};
-use riverlet::row::Datum;
 use riverlet_server::LocalServer;
+
+use kv_rows::{delete, expected, rows_of, upsert};
 
 const BUCKETS: i32 = 2;
 
 async fn pk_table(conn: &Connection, name: &str) -> Table {
-    let path = TablePath::new("d", name);
-    let _ = conn.admin().create_database("d", true).await;
-    let schema = Schema::builder()
-        .column("k", DataType::int().not_null())
-        .column("v", DataType::string())
-        .primary_key(["k"])
-        .build()
-        .unwrap();
-    let d = TableDescriptor::builder(schema)
-        .distributed_by(Some(BUCKETS), Vec::<String>::new())
-        .build()
-        .unwrap();
-    conn.admin().create_table(&path, &d, false).await.unwrap();
-    conn.table(&path).await.unwrap()
-}
-
-async fn upsert(table: &Table, rows: &[(i32, &str)]) {
-    let w = table.new_upsert_writer(None).unwrap();
-    let rows: Vec<Vec<Datum>> = rows
-        .iter()
-        .map(|(k, v)| vec![Datum::Int(*k), Datum::String(v.to_string())])
-        .collect();
-    w.upsert_rows(&rows).await.unwrap();
-    w.flush().await.unwrap();
-}
-
-async fn delete(table: &Table, keys: &[i32]) {
-    let w = table.new_upsert_writer(None).unwrap();
-    let rows: Vec<Vec<Datum>> = keys
-        .iter()
-        .map(|k| vec![Datum::Int(*k), Datum::Null])
-        .collect();
-    w.delete_rows(&rows).await.unwrap();
-    w.flush().await.unwrap();
+    kv_rows::pk_table(conn, name, BUCKETS).await
 }
 
 /// A read-optimized read: every bucket's latest KV snapshot, read by core's RocksDB reader.
 async fn snapshot_rows(table: &Table) -> BTreeMap<i32, String> {
-    let batches = table.scan().read_optimized(true).collect().await.unwrap();
-    let mut out = BTreeMap::new();
-    for b in &batches {
-        let k = b.column_by_name("k").unwrap().as_primitive::<Int32Type>();
-        let v = b.column_by_name("v").unwrap().as_string::<i32>();
-        for i in 0..b.num_rows() {
-            assert!(out.insert(k.value(i), v.value(i).to_string()).is_none());
-        }
-    }
-    out
-}
-
-fn expected(pairs: &[(i32, &str)]) -> BTreeMap<i32, String> {
-    pairs.iter().map(|(k, v)| (*k, v.to_string())).collect()
+    rows_of(&table.scan().read_optimized(true).collect().await.unwrap())
 }
 
 async fn metadata(
