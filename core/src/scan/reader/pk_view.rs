@@ -272,7 +272,9 @@ async fn lake_union_bucket(
     _: &BucketRead,
     _: &crate::client::LakeSnapshot,
 ) -> Result<(Vec<RecordBatch>, i64)> {
-    Err(Error::internal("a union read planned without the lake feature"))
+    Err(Error::internal(
+        "a union read planned without the lake feature",
+    ))
 }
 
 /// `[start, end)` of one bucket's changelog folded per key over `base`, full table schema.
