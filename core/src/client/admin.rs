@@ -345,10 +345,27 @@ impl Admin {
         path: &TablePath,
         snapshot_id: Option<i64>,
     ) -> Result<LakeSnapshot> {
+        self.get_lake_snapshot(path, snapshot_id, None).await
+    }
+
+    /// The latest READABLE lake snapshot of a lake-enabled table (Fluss's
+    /// `getReadableLakeSnapshot`, which its union reads use): for a Paimon table with deletion
+    /// vectors the latest compacted snapshot and the offsets its readers see; otherwise the
+    /// latest one. A table without one is a `NotFound` error.
+    pub async fn readable_lake_snapshot(&self, path: &TablePath) -> Result<LakeSnapshot> {
+        self.get_lake_snapshot(path, None, Some(true)).await
+    }
+
+    async fn get_lake_snapshot(
+        &self,
+        path: &TablePath,
+        snapshot_id: Option<i64>,
+        readable: Option<bool>,
+    ) -> Result<LakeSnapshot> {
         let req = GetLakeSnapshotRequest {
             table_path: crate::proto::PbTablePath::from(path),
             snapshot_id,
-            readable: None,
+            readable,
         };
         let resp = self
             .conn

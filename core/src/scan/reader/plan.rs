@@ -121,13 +121,14 @@ pub(crate) fn pk_union_candidate(table: &Table) -> bool {
     }
 }
 
-/// The latest lake snapshot of a union read (None: the table has none yet, read the log only).
+/// The latest readable lake snapshot of a union read, as Fluss's union reads take it (None:
+/// the table has none yet, read the log only).
 #[cfg(feature = "lake")]
 pub(crate) async fn union_snapshot(table: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
     match table
         .conn
         .admin()
-        .lake_snapshot(&table.info.table_path, None)
+        .readable_lake_snapshot(&table.info.table_path)
         .await
     {
         Ok(s) => Ok(Some(s)),
