@@ -868,3 +868,8 @@ async fn unknown_catalog_type_is_unsupported() {
         .unwrap();
     assert!(e.message().contains("uri"), "{e}");
 }
+
+#[path = "common/kv_rows.rs"]
+mod kv_rows;
+#[path = "lake_paimon.rs"]
+mod lake_paimon;

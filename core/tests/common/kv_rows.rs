@@ -1,5 +1,6 @@
 //! The `k INT` → `v STRING` primary-key tables of the KV snapshot tests: created, upserted,
-//! deleted from, and read back as a key → value map. Used by `read_optimized.rs` and by
+//! deleted from, and read back as a key → value map. Used by `read_optimized.rs`, the Paimon
+//! lake tests (`lake_paimon.rs`) and by
 //! riverlet-server's `kv_snapshots_rocksdb.rs` with `#[path = ".../common/kv_rows.rs"] mod kv_rows;`.
 #![allow(dead_code)]
 
@@ -14,6 +15,16 @@ use riverlet::row::Datum;
 
 /// Creates `d.{name}` (and the database `d`) with `buckets` buckets and returns it.
 pub async fn pk_table(conn: &Connection, name: &str, buckets: i32) -> Table {
+    pk_table_with(conn, name, buckets, &[]).await
+}
+
+/// [`pk_table`] with table `properties`.
+pub async fn pk_table_with(
+    conn: &Connection,
+    name: &str,
+    buckets: i32,
+    properties: &[(&str, &str)],
+) -> Table {
     let path = TablePath::new("d", name);
     let _ = conn.admin().create_database("d", true).await;
     let schema = Schema::builder()
@@ -22,10 +33,11 @@ pub async fn pk_table(conn: &Connection, name: &str, buckets: i32) -> Table {
         .primary_key(["k"])
         .build()
         .unwrap();
-    let d = TableDescriptor::builder(schema)
-        .distributed_by(Some(buckets), Vec::<String>::new())
-        .build()
-        .unwrap();
+    let mut d = TableDescriptor::builder(schema).distributed_by(Some(buckets), Vec::<String>::new());
+    for (k, v) in properties {
+        d = d.property(*k, *v);
+    }
+    let d = d.build().unwrap();
     conn.admin().create_table(&path, &d, false).await.unwrap();
     conn.table(&path).await.unwrap()
 }

@@ -168,6 +168,20 @@ impl TestEnv {
         })
     }
 
+    /// An embedded server tiering lake-enabled tables to Paimon: its filesystem catalog with the
+    /// warehouse `warehouse`. None (reported) when the tests run against an external server.
+    pub fn embedded_paimon_lake(warehouse: &std::path::Path) -> Option<TestEnv> {
+        let warehouse = warehouse
+            .to_str()
+            .expect("a UTF-8 warehouse path")
+            .to_string();
+        Self::embedded_only("needs an embedded server with a lake", |c| {
+            c.set("datalake.format", "paimon").unwrap();
+            c.set("datalake.paimon.metastore", "filesystem").unwrap();
+            c.set("datalake.paimon.warehouse", &warehouse).unwrap();
+        })
+    }
+
     /// A server that requires SASL/PLAIN, and its credentials: an embedded one with the user
     /// `alice`/`secret`, or the external one of `RIVERLET_TEST_SASL_BOOTSTRAP` (+ `_USERNAME`,
     /// `_PASSWORD`). None (reported as not applicable) when an external server is set without

@@ -1,0 +1,185 @@
+//! Lake reads over Paimon (a module of `lake_reads`): the embedded server tiers lake-enabled
+//! tables to a Paimon filesystem catalog (`datalake.format = paimon`), and the client reads
+//! `t$lake`, `t$lake$snapshots` and the union read of a log table and of a primary-key table
+//! (the lake's merged state with the changelog after it folded over, the log winning by key).
+//! Expected rows are the ones the test wrote; removing the lake's data files must make the
+//! union reads fail, which proves they read the lake and not only the log (which still holds
+//! every change).
+
+use super::kv_rows::{delete, expected as kv_expected, pk_table_with, rows_of, upsert};
+use super::*;
+
+const LAKE_PROPS: [(&str, &str); 2] = [
+    ("table.datalake.enabled", "true"),
+    ("table.datalake.freshness", "1h"),
+];
+
+/// Removes every data file (not the metadata) of Paimon table `db.table` under `warehouse`:
+/// the bucket directories (`bucket-N`) hold them.
+fn remove_lake_data(warehouse: &std::path::Path, db: &str, table: &str) -> usize {
+    let dir = warehouse.join(format!("{db}.db")).join(table);
+    let mut removed = 0;
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                if name.starts_with("bucket-") || name.contains('=') {
+                    stack.push(p);
+                }
+            } else if d != dir {
+                std::fs::remove_file(&p).unwrap();
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paimon_log_table_lake_views_and_union_read() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("paimon");
+    let Some(env) = TestEnv::embedded_paimon_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let path = env.path("trades");
+    let table = create_table(&conn, &path, lake_trades(3)).await;
+    let info = table.info();
+    assert_eq!(
+        info.descriptor.property("table.datalake.format"),
+        Some("paimon")
+    );
+    assert_eq!(
+        info.descriptor.property("table.datalake.paimon.warehouse"),
+        wh.to_str()
+    );
+    let name = path.to_string();
+    let (lake, snaps) = (format!("{name}$lake"), format!("{name}$lake$snapshots"));
+    let all = ReadRequest::default();
+
+    let first = trades(0..40);
+    write(&table, &first).await;
+    assert_eq!(total_rows(&read(&conn, &lake, &all).await), 0);
+    assert_eq!(total_rows(&read(&conn, &snaps, &all).await), 0);
+    let server = env.server.as_ref().unwrap();
+    server.commit_lake().unwrap();
+    let second = trades(40..65);
+    write(&table, &second).await;
+    server.commit_lake().unwrap();
+    let third = trades(65..90);
+    write(&table, &third).await;
+    let in_lake: Vec<Trade> = first.iter().chain(&second).copied().collect();
+    let everything: Vec<Trade> = in_lake.iter().chain(&third).copied().collect();
+
+    // $lake: the rows of the two commits, each once, with Fluss's system columns.
+    let lake_rows = read(&conn, &lake, &all).await;
+    assert_eq!(trades_of(&lake_rows), expected(&in_lake));
+    let mut positions: Vec<(i32, i64)> = lake_rows
+        .iter()
+        .flat_map(|b| {
+            let (bk, off) = (
+                col::<Int32Array>(b, "__bucket"),
+                col::<Int64Array>(b, "__offset"),
+            );
+            (0..b.num_rows())
+                .map(|i| (bk.value(i), off.value(i)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    positions.sort();
+    positions.dedup();
+    assert_eq!(positions.len(), in_lake.len(), "each (bucket, offset) once");
+
+    // $lake$snapshots: Paimon's snapshots table, one APPEND per commit by Fluss's user.
+    let s = read(&conn, &snaps, &all).await;
+    assert_eq!(total_rows(&s), 2);
+    let b = &s[0];
+    let ids = col::<Int64Array>(b, "snapshot_id");
+    assert_eq!((ids.value(0), ids.value(1)), (1, 2));
+    let users = col::<StringArray>(b, "commit_user");
+    let kinds = col::<StringArray>(b, "commit_kind");
+    for i in 0..2 {
+        assert_eq!(users.value(i), "__fluss_lake_tiering");
+        assert_eq!(kinds.value(i), "APPEND");
+    }
+    let counts = col::<Int64Array>(b, "total_record_count");
+    assert_eq!(counts.value(1), in_lake.len() as i64);
+    // GetLakeSnapshot reports the newest Paimon snapshot.
+    let latest = conn.admin().lake_snapshot(&path, None).await.unwrap();
+    assert_eq!(latest.snapshot_id, 2);
+
+    // The union read: every row once; a time-range read never opens the lake.
+    assert_eq!(
+        trades_of(&read(&conn, &name, &all).await),
+        expected(&everything)
+    );
+    let removed = remove_lake_data(&wh, &path.database, &path.table);
+    assert!(removed > 0, "the lake has data files");
+    let t = conn.table(&path).await.unwrap();
+    let err = all
+        .to_scan(&t)
+        .collect()
+        .await
+        .expect_err("the union read reads the lake's (removed) files");
+    assert!(
+        err.to_string().contains("Paimon") || err.to_string().contains("lake"),
+        "{err}"
+    );
+    let window = ReadRequest {
+        start: Some(0i64.into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        trades_of(&read(&conn, &name, &window).await),
+        expected(&everything)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paimon_primary_key_union_read_lets_the_log_win_by_key() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("paimon");
+    let Some(env) = TestEnv::embedded_paimon_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let table = pk_table_with(&conn, "kv_lake", 2, &LAKE_PROPS).await;
+    let path = TablePath::new("d", "kv_lake");
+    let name = path.to_string();
+    let all = ReadRequest::default();
+    let server = env.server.as_ref().unwrap();
+
+    upsert(&table, &[(1, "a1"), (2, "a2"), (3, "a3"), (4, "a4")]).await;
+    upsert(&table, &[(2, "b2")]).await;
+    delete(&table, &[3]).await;
+    server.commit_lake().unwrap();
+    let at_commit = kv_expected(&[(1, "a1"), (2, "b2"), (4, "a4")]);
+    // $lake: the lake's merged state at the commit, one row per key.
+    assert_eq!(rows_of(&read(&conn, &format!("{name}$lake"), &all).await), at_commit);
+
+    // Changes after the commit: only in the log. They win by key; a delete removes the key.
+    upsert(&table, &[(1, "c1"), (5, "c5"), (3, "c3")]).await;
+    delete(&table, &[4]).await;
+    let latest = kv_expected(&[(1, "c1"), (2, "b2"), (3, "c3"), (5, "c5")]);
+    assert_eq!(rows_of(&read(&conn, &name, &all).await), latest);
+    // A second commit merges them into the lake.
+    server.commit_lake().unwrap();
+    assert_eq!(
+        rows_of(&read(&conn, &format!("{name}$lake"), &all).await),
+        latest
+    );
+    upsert(&table, &[(2, "d2")]).await;
+    let newest = kv_expected(&[(1, "c1"), (2, "d2"), (3, "c3"), (5, "c5")]);
+    assert_eq!(rows_of(&read(&conn, &name, &all).await), newest);
+
+    // The read folds the log over the lake: without the lake's files it cannot.
+    assert!(remove_lake_data(&wh, &path.database, &path.table) > 0);
+    let t = conn.table(&path).await.unwrap();
+    all.to_scan(&t)
+        .collect()
+        .await
+        .expect_err("the primary-key union read reads the lake's (removed) files");
+}
