@@ -1096,11 +1096,13 @@ static char *id_score_text(int64_t first, int64_t last) {
   return buf;
 }
 
-/* Lake reads against a server tiering to Iceberg: t$lake, t$lake$snapshots, the union read. */
-static void test_lake(void) {
+/* Lake reads against a server tiering to `format` (iceberg or paimon): t$lake,
+ * t$lake$snapshots, the union read. */
+static void test_lake(const char *format) {
   char warehouse[] = "/tmp/riverlet-c-lake.XXXXXX";
-  const char *skeys[] = {"fsync", "datalake.format", "datalake.iceberg.warehouse"};
-  const char *svalues[] = {"never", "iceberg", warehouse};
+  char warehouse_key[64];
+  const char *skeys[] = {"fsync", "datalake.format", warehouse_key};
+  const char *svalues[] = {"never", format, warehouse};
   const char *pkeys[] = {"table.datalake.enabled", "table.datalake.freshness"};
   const char *pvalues[] = {"true", "1h"};
   const char *cols[] = {"id", "score"};
@@ -1115,6 +1117,7 @@ static void test_lake(void) {
   const char *bootstrap = NULL;
   char cmd[64];
 
+  snprintf(warehouse_key, sizeof warehouse_key, "datalake.%s.warehouse", format);
   if (mkdtemp(warehouse) == NULL) {
     failed++;
     fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
@@ -1299,7 +1302,8 @@ int main(void) {
     test_closed_connection();
     test_stream_error();
     test_many_cycles();
-    test_lake();
+    test_lake("iceberg");
+    test_lake("paimon");
     OK(riverlet_drop_database(conn, "capi", false, true));
     OK(riverlet_connection_free(conn));
     OK(riverlet_local_server_stop(g_server));

@@ -11,13 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Lake reads against an embedded server tiering to Iceberg: {@code t$lake} (the lake only),
- * {@code t$lake$snapshots} (one row per commit) and the union read of {@code t}, each compared
- * with the rows written.
+ * Lake reads against an embedded server tiering to Iceberg and to Paimon: {@code t$lake} (the
+ * lake only), {@code t$lake$snapshots} (one row per commit) and the union read of {@code t},
+ * each compared with the rows written.
  */
 class LakeReadsTest {
   @TempDir Path dir;
@@ -44,10 +45,11 @@ class LakeReadsTest {
     return out;
   }
 
-  @Test
-  void lakeViewsAndUnionRead() throws Exception {
-    Map<String, String> options = Map.of("datalake.format", "iceberg",
-        "datalake.iceberg.warehouse", dir.resolve("wh").toString());
+  @ParameterizedTest
+  @ValueSource(strings = {"iceberg", "paimon"})
+  void lakeViewsAndUnionRead(String format) throws Exception {
+    Map<String, String> options = Map.of("datalake.format", format,
+        "datalake." + format + ".warehouse", dir.resolve("wh").toString());
     try (LocalServer server = LocalServer.start(dir.resolve("data"), "127.0.0.1", 0, Map.of(),
             options);
         Connection conn = Riverlet.connect(server.bootstrapServers(), Map.of())) {
