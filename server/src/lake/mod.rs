@@ -8,13 +8,13 @@
 //!
 //! The format-specific part sits behind one trait, [`LakeTableFormat`] (create the lake table,
 //! write a bucket's rows, commit a round with its offsets file, list the committed tiering
-//! snapshots), with two implementations picked by `datalake.format`: [`iceberg`] (the iceberg
-//! crate; log tables) and [`paimon`] (the paimon crate; log and primary-key tables,
+//! snapshots), with two implementations picked by `datalake.format`: `iceberg` (the iceberg
+//! crate; log tables) and `paimon` (the paimon crate; log and primary-key tables,
 //! partitioned or not, in Fluss's Paimon layout). Each module's doc says how it records a
 //! round's offsets; the Paimon one deviates from Fluss there (the crate cannot set snapshot
 //! properties).
 //!
-//! Every call into a lake crate runs on the lake's own runtime ([`IoRuntime`]).
+//! Every call into a lake crate runs on the lake's own runtime (`IoRuntime`).
 
 pub use riverlet::lake::bridge;
 

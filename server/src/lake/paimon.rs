@@ -542,6 +542,18 @@ impl TieringRound for PaimonRound {
                 .await
                 .map_err(|e| perr(format!("Paimon snapshot {i}"), e))?;
             if s.commit_user() == COMMIT_USER && s.commit_identifier() == self.identifier {
+                // Not newer than the round's start: the identifier was committed before (by
+                // another writer of this warehouse) and the commit skipped ours; recording
+                // these offsets against that snapshot would lose this round's rows.
+                if self.latest.is_some_and(|l| s.id() <= l) {
+                    return Err(Error::internal(format!(
+                        "lake tiering: commit identifier {} of {} was already committed (Paimon \
+                         snapshot {}) by another writer; this round's files were not committed",
+                        self.identifier,
+                        self.path,
+                        s.id()
+                    )));
+                }
                 return Ok((s.id(), s.time_millis() as i64));
             }
             id = Some(i - 1);
