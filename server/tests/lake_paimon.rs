@@ -211,7 +211,13 @@ async fn read_with_crate(warehouse: &Path, name: &str) -> LakeTable {
         fields: schema
             .fields()
             .iter()
-            .map(|f| (f.name().to_string(), f.data_type().to_string()))
+            .map(|f| {
+                // the crate spells VARBINARY of the maximum length out; Paimon's Java names it
+                // BYTES (as it names VARCHAR of that length STRING, which the crate does too)
+                let ty = f.data_type().to_string();
+                let ty = ty.replace("VARBINARY(2147483647)", "BYTES");
+                (f.name().to_string(), ty)
+            })
             .collect(),
         primary_keys: schema.primary_keys().to_vec(),
         partition_keys: schema.partition_keys().to_vec(),
@@ -838,5 +844,177 @@ fn paimon_options_fluss_sets_itself_are_refused_and_nothing_is_created() {
         .create_table(&path("u"), &d, false)
         .unwrap_err();
     assert!(e.message().contains("__offset"), "{e}");
+    // nested types are not tiered (yet): refused naming the type
+    let s = Schema::builder()
+        .column("id", DataType::int())
+        .column("tags", DataType::array(DataType::string()))
+        .build()
+        .unwrap();
+    let d = lake_props(TableDescriptor::builder(s).distributed_by(Some(1), Vec::<String>::new()));
+    let e = conn
+        .admin()
+        .create_table(&path("v"), &d, false)
+        .unwrap_err();
+    assert!(e.message().contains("ARRAY<STRING>"), "{e}");
+    assert!(e.message().contains("paimon"), "{e}");
     conn.close().unwrap();
+}
+
+/// Every scalar Fluss type, as (column, Fluss type, Paimon type as SQL, a value as text): the
+/// Paimon type is Fluss's mapping (`FlussDataTypeToPaimonDataType`), the text what a reader
+/// shows (dates and times ISO, binary hex, a local zoned timestamp as epoch ms:
+/// 2026-01-02T03:04:05.678Z is day 20455, 20455 * 86400 + 11045 s).
+fn typed_columns() -> Vec<(&'static str, DataType, &'static str, &'static str)> {
+    vec![
+        ("b", DataType::boolean(), "BOOLEAN", "true"),
+        ("ti", DataType::tinyint(), "TINYINT", "-12"),
+        ("si", DataType::smallint(), "SMALLINT", "1234"),
+        ("i", DataType::int(), "INT", "-123456"),
+        ("bi", DataType::bigint(), "BIGINT", "9876543210"),
+        ("f", DataType::float(), "FLOAT", "1.5"),
+        ("d", DataType::double(), "DOUBLE", "-2.25"),
+        (
+            "dec",
+            DataType::decimal(10, 2),
+            "DECIMAL(10, 2)",
+            "12345678.91",
+        ),
+        ("c", DataType::char(3), "CHAR(3)", "abc"),
+        ("s", DataType::string(), "STRING", "héllo"),
+        ("bin", DataType::binary(4), "BINARY(4)", "01020304"),
+        ("by", DataType::bytes(), "BYTES", "cafe"),
+        ("dt", DataType::date(), "DATE", "2026-01-02"),
+        ("t", DataType::time(3), "TIME(3)", "12:34:56.789"),
+        (
+            "ts",
+            DataType::timestamp(6),
+            "TIMESTAMP(6)",
+            "2026-01-02T03:04:05.123456",
+        ),
+        (
+            "ltz",
+            DataType::timestamp_ltz(3),
+            "TIMESTAMP(3) WITH LOCAL TIME ZONE",
+            "1767323045678",
+        ),
+    ]
+}
+
+/// One column of `n` rows of `text` (then nulls) in the table's arrow type.
+fn typed_column(field: &arrow_schema::Field, text: &str) -> arrow_array::ArrayRef {
+    use arrow_schema::DataType as A;
+    let hex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    match field.data_type() {
+        A::FixedSizeBinary(n) => Arc::new(
+            arrow_array::FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                [Some(hex(text)), None].into_iter(),
+                *n,
+            )
+            .unwrap(),
+        ),
+        A::Binary => Arc::new(arrow_array::BinaryArray::from(vec![
+            Some(hex(text).as_slice()),
+            None,
+        ])),
+        // epoch ms (the local zoned timestamp's text)
+        A::Timestamp(unit, tz) if text.parse::<i64>().is_ok() => {
+            let ms = arrow_array::TimestampMillisecondArray::from(vec![
+                Some(text.parse::<i64>().unwrap()),
+                None,
+            ])
+            .with_timezone_opt(tz.clone());
+            arrow_cast::cast(&ms, &A::Timestamp(*unit, tz.clone())).unwrap()
+        }
+        other => {
+            let s = StringArray::from(vec![Some(text), None]);
+            // not "safe": a text that does not parse is an error, not a null
+            let strict = arrow_cast::CastOptions {
+                safe: false,
+                ..Default::default()
+            };
+            arrow_cast::cast_with_options(&s, other, &strict).unwrap()
+        }
+    }
+}
+
+#[test]
+fn every_scalar_fluss_type_lands_as_fluss_maps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = std::fs::canonicalize(dir.path()).unwrap().join("paimon");
+    let server = start(lake_config(dir.path()));
+    let conn = Connection::connect_to(&server.bootstrap_servers()).unwrap();
+    conn.admin().create_database(DB, true).unwrap();
+    let cols = typed_columns();
+    let mut schema = Schema::builder();
+    for (name, ty, _, _) in &cols {
+        schema = schema.column(*name, ty.clone());
+    }
+    let d = lake_props(
+        TableDescriptor::builder(schema.build().unwrap())
+            .distributed_by(Some(1), Vec::<String>::new()),
+    );
+    admin_create(&conn, "typed", &d);
+    let t = conn.table(&path("typed")).unwrap();
+    let arrow = t.arrow_schema();
+    let columns = arrow
+        .fields()
+        .iter()
+        .zip(&cols)
+        .map(|(f, (_, _, _, text))| typed_column(f, text))
+        .collect();
+    let w = t.new_append_writer().unwrap();
+    w.append(&RecordBatch::try_new(arrow.clone(), columns).unwrap())
+        .unwrap()
+        .wait()
+        .unwrap();
+    w.close().unwrap();
+    server.commit_lake().unwrap();
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut readers = vec![(
+        "the paimon crate",
+        rt.block_on(read_with_crate(&warehouse, "typed")),
+    )];
+    if let Some(mut java) = read_with_java(&warehouse, &["typed"]) {
+        readers.push(("Apache Paimon (Java)", java.remove("typed").unwrap()));
+    }
+    for (reader, lake) in readers {
+        let want_types: Vec<(String, String)> = cols
+            .iter()
+            .map(|(n, _, ty, _)| (n.to_string(), ty.to_string()))
+            .chain([
+                ("__bucket".to_string(), "INT".to_string()),
+                ("__offset".to_string(), "BIGINT".to_string()),
+                (
+                    "__timestamp".to_string(),
+                    "TIMESTAMP(3) WITH LOCAL TIME ZONE".to_string(),
+                ),
+            ])
+            .collect();
+        assert_eq!(lake.fields, want_types, "{reader}");
+        assert_eq!(lake.rows.len(), 2, "{reader}");
+        let mut rows = lake.rows.clone();
+        rows.sort_by_key(|r| lake.value(r, "__offset").parse::<i64>().unwrap());
+        let want: Vec<Option<String>> = cols.iter().map(|c| Some(c.3.to_string())).collect();
+        assert_eq!(rows[0].values[..cols.len()], want[..], "{reader}: the row");
+        assert!(
+            rows[1].values[..cols.len()].iter().all(Option::is_none),
+            "{reader}: the row of nulls {:?}",
+            rows[1]
+        );
+    }
+    conn.close().unwrap();
+    server.shutdown().unwrap();
+}
+
+fn admin_create(conn: &Connection, name: &str, d: &TableDescriptor) {
+    conn.admin().create_table(&path(name), d, false).unwrap();
 }

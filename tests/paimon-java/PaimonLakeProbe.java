@@ -10,6 +10,8 @@
 // of the split it came from, its partition and, for a fixed-bucket table, the bucket Paimon's
 // own bucket function gives the row.
 
+import java.time.LocalDate;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,7 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.TableSchema;
@@ -31,6 +34,7 @@ import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.InternalRowUtils;
 
@@ -93,7 +97,7 @@ public class PaimonLakeProbe {
                             }
                             for (int c = 0; c < rowType.getFieldCount(); c++) {
                                 Object v = InternalRowUtils.get(row, c, rowType.getTypeAt(c));
-                                cells.add(v == null ? "null" : q(v.toString()));
+                                cells.add(v == null ? "null" : q(text(v, rowType.getTypeAt(c))));
                             }
                             rows.add("[" + String.join(",", cells) + "]");
                         });
@@ -101,6 +105,30 @@ public class PaimonLakeProbe {
         }
         out.append(",\"rows\":[").append(String.join(",", rows)).append("]");
         return out.append("}").toString();
+    }
+
+    /**
+     * A value as text: dates and times in ISO form, binary strings in lowercase hex, a local
+     * zoned timestamp as its epoch milliseconds, anything else by its own toString.
+     */
+    static String text(Object v, DataType type) {
+        switch (type.getTypeRoot()) {
+            case DATE:
+                return LocalDate.ofEpochDay((Integer) v).toString();
+            case TIME_WITHOUT_TIME_ZONE:
+                return LocalTime.ofNanoOfDay((Integer) v * 1_000_000L).toString();
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return String.valueOf(((Timestamp) v).getMillisecond());
+            case BINARY:
+            case VARBINARY:
+                StringBuilder hex = new StringBuilder();
+                for (byte x : (byte[]) v) {
+                    hex.append(String.format("%02x", x));
+                }
+                return hex.toString();
+            default:
+                return v.toString();
+        }
     }
 
     /** The partition's values joined by `$` (as Fluss names partitions), "" for none. */

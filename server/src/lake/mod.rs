@@ -667,7 +667,7 @@ fn with_system_columns(
     let mut cols: Vec<ArrayRef> = Vec::with_capacity(target.fields().len());
     for (i, f) in target.fields().iter().take(user).enumerate() {
         let col = match rows.columns().get(i) {
-            Some(c) => arrow_cast::cast(c, f.data_type())
+            Some(c) => cast_column(c, f.data_type())
                 .map_err(|e| lake_err(format!("column {}", f.name()), e))?,
             None => arrow_array::new_null_array(f.data_type(), n),
         };
@@ -677,18 +677,35 @@ fn with_system_columns(
     cols.push(Arc::new(Int64Array::from_iter_values(
         (0..n as i64).map(|i| first_offset + i),
     )));
-    // in the target's zone already (Paimon's TIMESTAMP_LTZ is "UTC"): a cast between zones
-    // would need zone data, one between units does not
-    let zone = match target.field(user + 2).data_type() {
-        arrow_schema::DataType::Timestamp(_, tz) => tz.clone(),
-        _ => None,
-    };
-    let ts: ArrayRef = Arc::new(
-        arrow_array::TimestampMillisecondArray::from(vec![commit_ts_ms; n]).with_timezone_opt(zone),
-    );
+    let ts: ArrayRef = Arc::new(arrow_array::TimestampMillisecondArray::from(vec![
+        commit_ts_ms;
+        n
+    ]));
     cols.push(
-        arrow_cast::cast(&ts, target.field(user + 2).data_type())
+        cast_column(&ts, target.field(user + 2).data_type())
             .map_err(|e| lake_err("__timestamp", e))?,
     );
     RecordBatch::try_new(target.clone(), cols).map_err(|e| lake_err("batch", e))
+}
+
+/// `col` cast to `to`. Timestamps between zone labels (none, `+00:00`, Paimon's `UTC`) keep
+/// their epoch values, which are UTC instants whatever the label: only the unit is cast and
+/// the label replaced (arrow's own cast to a named zone needs zone data this build lacks).
+fn cast_column(
+    col: &ArrayRef,
+    to: &arrow_schema::DataType,
+) -> std::result::Result<ArrayRef, arrow_schema::ArrowError> {
+    use arrow_schema::DataType::Timestamp;
+    if let (Timestamp(_, from_tz), Timestamp(unit, to_tz)) = (col.data_type(), to) {
+        if from_tz != to_tz {
+            let unit_cast = arrow_cast::cast(col, &Timestamp(*unit, from_tz.clone()))?;
+            let relabelled = unit_cast
+                .to_data()
+                .into_builder()
+                .data_type(to.clone())
+                .build()?;
+            return Ok(arrow_array::make_array(relabelled));
+        }
+    }
+    arrow_cast::cast(col, to)
 }

@@ -298,8 +298,14 @@ impl LakeTableFormat for PaimonFormat {
         &self.properties
     }
 
+    /// Columns of a type the tiering does not map (nested types); a bad option or a column
+    /// named like a system column is refused by [`LakeTableFormat::create_table`] instead, as
+    /// Fluss refuses it.
     fn unsupported_reason(&self, meta: &TableMeta) -> Option<String> {
-        paimon_schema(meta).err().map(|e| e.message().to_string())
+        meta.types
+            .iter()
+            .find(|t| paimon_type(t).is_err())
+            .map(|t| format!("{t} columns"))
     }
 
     /// An existing Paimon table is taken over when its columns, primary key and partition
