@@ -67,11 +67,14 @@ pub struct ServerConfig {
     /// reads serve. Default [`DEFAULT_KV_SNAPSHOT_INTERVAL`].
     pub kv_snapshot_interval: Option<Duration>,
     /// `datalake.format`: the lake that tables with `table.datalake.enabled` are tiered to
-    /// (only `iceberg`; `None` = no lake, such tables are refused as Fluss does).
+    /// (`iceberg` or `paimon`; `None` = no lake, such tables are refused as Fluss does).
     pub datalake_format: Option<String>,
     /// The `datalake.iceberg.*` options without their prefix (`warehouse`, `uri`, `name`,
     /// `type`): the Iceberg catalog's properties, as Fluss passes them on.
     pub datalake_iceberg: BTreeMap<String, String>,
+    /// The `datalake.paimon.*` options without their prefix (`metastore`, `warehouse`,
+    /// `s3.*`): the Paimon catalog's options, as Fluss passes them on.
+    pub datalake_paimon: BTreeMap<String, String>,
     /// `authorizer.enabled`: requests are checked against ACLs (default false: everyone may do
     /// everything, and the ACL APIs answer SECURITY_DISABLED_EXCEPTION).
     pub authorizer_enabled: bool,
@@ -120,7 +123,7 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "datalake.format",
-        "the lake tables with table.datalake.enabled are tiered to (iceberg)",
+        "the lake tables with table.datalake.enabled are tiered to (iceberg or paimon)",
     ),
     (
         "datalake.iceberg.warehouse",
@@ -141,6 +144,20 @@ pub const SERVER_OPTIONS: &[(&str, &str)] = &[
         "the Iceberg catalog type: sql (default) or rest; a rest catalog takes its client \
          properties as datalake.iceberg.* (token, credential, oauth2-server-uri, scope, \
          header.NAME, ...)",
+    ),
+    (
+        "datalake.paimon.warehouse",
+        "the Paimon filesystem catalog's warehouse: a local directory, file:// or s3:// URL \
+         (required with datalake.format paimon)",
+    ),
+    (
+        "datalake.paimon.metastore",
+        "the Paimon catalog type: filesystem (the default and the only one)",
+    ),
+    (
+        "datalake.paimon.s3.*",
+        "the S3 options of an s3:// Paimon warehouse, by Paimon's names (s3.endpoint, \
+         s3.access-key, s3.secret-key, s3.region, s3.path-style-access)",
     ),
     (
         "authorizer.enabled",
@@ -227,6 +244,7 @@ impl ServerConfig {
             kv_snapshot_interval: DEFAULT_KV_SNAPSHOT_INTERVAL,
             datalake_format: None,
             datalake_iceberg: BTreeMap::new(),
+            datalake_paimon: BTreeMap::new(),
             authorizer_enabled: false,
             super_users: Vec::new(),
             producer_offsets_ttl: Duration::from_secs(24 * 60 * 60),
@@ -292,9 +310,9 @@ impl ServerConfig {
             }
             "datalake.format" => {
                 let f = v.to_ascii_lowercase();
-                if f != "iceberg" {
+                if f != "iceberg" && f != "paimon" {
                     return Err(bad(
-                        "iceberg (the only lake format the embedded server tiers to)",
+                        "iceberg or paimon (the lake formats the embedded server tiers to)",
                     ));
                 }
                 self.datalake_format = Some(f);
@@ -328,6 +346,30 @@ impl ServerConfig {
             {
                 let k = key.trim_start_matches("datalake.iceberg.");
                 self.datalake_iceberg.insert(k.into(), value.to_string());
+            }
+            "datalake.paimon.metastore" => {
+                let m = v.trim().to_ascii_lowercase();
+                if m != "filesystem" {
+                    return Err(bad(
+                        "filesystem (the Paimon catalog the embedded server tiers to)",
+                    ));
+                }
+                self.datalake_paimon.insert("metastore".into(), m);
+            }
+            "datalake.paimon.warehouse" => {
+                if v.is_empty() {
+                    return Err(bad("a non-empty value"));
+                }
+                self.datalake_paimon
+                    .insert("warehouse".into(), v.to_string());
+            }
+            // the S3 options of the warehouse, by Paimon's names (riverlet::lake::open_paimon_catalog)
+            _ if key
+                .strip_prefix("datalake.paimon.s3.")
+                .is_some_and(|k| !k.is_empty()) =>
+            {
+                let k = key.trim_start_matches("datalake.paimon.");
+                self.datalake_paimon.insert(k.into(), value.to_string());
             }
             "authorizer.enabled" => {
                 self.authorizer_enabled = match v.to_ascii_lowercase().as_str() {
@@ -415,6 +457,7 @@ impl std::fmt::Debug for ServerConfig {
         let users: Option<Vec<&String>> = self.sasl_users.as_ref().map(|u| u.keys().collect());
         // a REST catalog's token, credential, secret keys and headers (Authorization...)
         let iceberg = riverlet::metadata::table::redacted(&self.datalake_iceberg);
+        let paimon = riverlet::metadata::table::redacted(&self.datalake_paimon);
         f.debug_struct("ServerConfig")
             .field("data_dir", &self.data_dir)
             .field("host", &self.host)
@@ -440,6 +483,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("remote_log_task_interval", &self.remote_log_task_interval)
             .field("datalake_format", &self.datalake_format)
             .field("datalake_iceberg (secrets hidden)", &iceberg)
+            .field("datalake_paimon (secrets hidden)", &paimon)
             .field("authorizer_enabled", &self.authorizer_enabled)
             .field("super_users", &self.super_users)
             .field("producer_offsets_ttl", &self.producer_offsets_ttl)

@@ -1,27 +1,25 @@
-//! Iceberg tiering of the tables with `table.datalake.enabled` (server feature `lake`): the
-//! Iceberg table of each, its commits every `table.datalake.freshness`, and the lake snapshots
-//! (snapshot id, per-bucket log offset) GetLakeSnapshot answers with.
+//! The lake tiering service of the tables with `table.datalake.enabled` (server feature
+//! `lake`): when each table commits (every `table.datalake.freshness`, or on demand), what a
+//! commit round reads from the Fluss log (each bucket from the offset the latest lake snapshot
+//! recorded up to its high watermark, with Fluss's system columns `__bucket`, `__offset`,
+//! `__timestamp` and each row's change type), the tiered-offsets files (Fluss's
+//! `TableBucketOffsets` JSON), and the lake snapshots (snapshot id, per-bucket log offset)
+//! GetLakeSnapshot answers with.
 //!
-//! The Iceberg table is laid out as Fluss's Iceberg tiering lays it out: table
-//! `<database>.<table>` in the catalog, the Fluss columns then the system columns `__bucket`
-//! (int), `__offset` (long) and `__timestamp` (timestamptz, the batch's commit time), and
-//! partitioned by `identity(__bucket)` (lake tables here have no bucket key). Each commit is
-//! an Iceberg append whose summary carries `commit-user = __fluss_lake_tiering` and
-//! `fluss-offsets`, the path of a JSON file (Fluss's `TableBucketOffsets` form) with the log
-//! offset each bucket is tiered up to (exclusive). Those are the offsets a union read starts
-//! the Fluss log from.
+//! The format-specific part sits behind one trait, [`LakeTableFormat`] (create the lake table,
+//! write a bucket's rows, commit a round with its offsets file, list the committed tiering
+//! snapshots), with two implementations picked by `datalake.format`: `iceberg` (the iceberg
+//! crate; log tables) and `paimon` (the paimon crate; log and primary-key tables,
+//! partitioned or not, in Fluss's Paimon layout). Each module's doc says how it records a
+//! round's offsets; the Paimon one deviates from Fluss there (the crate cannot set snapshot
+//! properties).
 //!
-//! The catalog is Iceberg's SQL catalog on SQLite (by default `WAREHOUSE/catalog.db`), which
-//! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too, or with
-//! `datalake.iceberg.type = rest` an Iceberg REST catalog (`datalake.iceberg.uri`, and the
-//! REST client's properties as `datalake.iceberg.*`); both are opened by
-//! `riverlet::lake::open_catalog`, and the tiering is the same for either. The writing goes through the
-//! iceberg crate (no hand-written Iceberg metadata); it is on arrow 58, reached through the
-//! zero-copy bridge in [`bridge`]. Data and metadata files go where the catalog places them, on
-//! local disk or on S3 (a REST catalog's `s3://` warehouse, with the `datalake.iceberg.s3.*` and
-//! `client.*` FileIO properties; see `riverlet::lake::storage`).
+//! Every call into a lake crate runs on the lake's own runtime (`IoRuntime`).
 
 pub use riverlet::lake::bridge;
+
+mod iceberg;
+mod paimon;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -29,24 +27,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch};
-use iceberg::spec::{
-    DataFileFormat, Literal, NestedField, PartitionKey, PrimitiveType, Schema as IcebergSchema,
-    Struct, Transform, Type, UnboundPartitionSpec,
-};
-use iceberg::transaction::{ApplyTransactionAction, Transaction};
-use iceberg::writer::base_writer::data_file_writer::DataFileWriterBuilder;
-use iceberg::writer::file_writer::location_generator::{
-    DefaultFileNameGenerator, DefaultLocationGenerator,
-};
-use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
-use iceberg::writer::file_writer::ParquetWriterBuilder;
-use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
-use iceberg::{Catalog, NamespaceIdent, TableCreation, TableIdent};
-use riverlet::metadata::{DataType, TypeKind};
+use arrow_schema::SchemaRef;
 use riverlet::record::log_batch::LogBatchIter;
+use riverlet::record::ChangeType;
 use riverlet::{Error, Result};
 
-use crate::catalog::TableMeta;
+use crate::catalog::{PartitionEntry, TableMeta};
 use crate::config::ServerConfig;
 use crate::fault::FaultKnob;
 
@@ -58,7 +44,7 @@ pub const OFFSET_COLUMN: &str = "__offset";
 pub const TIMESTAMP_COLUMN: &str = "__timestamp";
 /// The Iceberg snapshot summary key with the path of the tiered-offsets file (Fluss's name).
 pub const OFFSETS_PROPERTY: &str = "fluss-offsets";
-/// `commit-user` of the snapshots the tiering commits (Fluss's name).
+/// The commit user of the snapshots the tiering commits (Fluss's name).
 pub const COMMIT_USER: &str = "__fluss_lake_tiering";
 /// Fluss's default `table.datalake.freshness`.
 const DEFAULT_FRESHNESS: Duration = Duration::from_secs(180);
@@ -68,7 +54,7 @@ const READ_CHUNK: usize = 4 * 1024 * 1024;
 /// The test-only fault knob of lake commits ([`crate::fault::FaultKnob`]):
 /// `RIVERLET_FAULT_LAKE_COMMIT=<step>` aborts the server process the first time a commit
 /// reaches that step (the doc comment of [`Lake::commit_table`] says what is on disk at each);
-/// another value is refused by [`Lake::open`].
+/// another value is refused by [`Lake::open`]. `manifests` is a step of Iceberg commits only.
 pub static COMMIT_FAULT: FaultKnob = FaultKnob::new(
     "RIVERLET_FAULT_LAKE_COMMIT",
     "lake commit",
@@ -82,87 +68,6 @@ pub static COMMIT_FAULT: FaultKnob = FaultKnob::new(
         "recorded",
     ],
 );
-
-/// The catalog a commit goes through when the fault knob names `manifests`: every call is the
-/// real catalog's, except that `update_table` (the fast append has written its manifests and
-/// manifest list by then; the catalog still points at the previous metadata) aborts.
-#[derive(Debug)]
-struct FaultBeforeUpdate(Arc<dyn Catalog>);
-
-#[async_trait::async_trait]
-impl Catalog for FaultBeforeUpdate {
-    async fn list_namespaces(
-        &self,
-        parent: Option<&NamespaceIdent>,
-    ) -> iceberg::Result<Vec<NamespaceIdent>> {
-        self.0.list_namespaces(parent).await
-    }
-    async fn create_namespace(
-        &self,
-        namespace: &NamespaceIdent,
-        properties: HashMap<String, String>,
-    ) -> iceberg::Result<iceberg::Namespace> {
-        self.0.create_namespace(namespace, properties).await
-    }
-    async fn get_namespace(
-        &self,
-        namespace: &NamespaceIdent,
-    ) -> iceberg::Result<iceberg::Namespace> {
-        self.0.get_namespace(namespace).await
-    }
-    async fn namespace_exists(&self, namespace: &NamespaceIdent) -> iceberg::Result<bool> {
-        self.0.namespace_exists(namespace).await
-    }
-    async fn update_namespace(
-        &self,
-        namespace: &NamespaceIdent,
-        properties: HashMap<String, String>,
-    ) -> iceberg::Result<()> {
-        self.0.update_namespace(namespace, properties).await
-    }
-    async fn drop_namespace(&self, namespace: &NamespaceIdent) -> iceberg::Result<()> {
-        self.0.drop_namespace(namespace).await
-    }
-    async fn list_tables(&self, namespace: &NamespaceIdent) -> iceberg::Result<Vec<TableIdent>> {
-        self.0.list_tables(namespace).await
-    }
-    async fn create_table(
-        &self,
-        namespace: &NamespaceIdent,
-        creation: TableCreation,
-    ) -> iceberg::Result<iceberg::table::Table> {
-        self.0.create_table(namespace, creation).await
-    }
-    async fn load_table(&self, table: &TableIdent) -> iceberg::Result<iceberg::table::Table> {
-        self.0.load_table(table).await
-    }
-    async fn drop_table(&self, table: &TableIdent) -> iceberg::Result<()> {
-        self.0.drop_table(table).await
-    }
-    async fn purge_table(&self, table: &TableIdent) -> iceberg::Result<()> {
-        self.0.purge_table(table).await
-    }
-    async fn table_exists(&self, table: &TableIdent) -> iceberg::Result<bool> {
-        self.0.table_exists(table).await
-    }
-    async fn rename_table(&self, src: &TableIdent, dest: &TableIdent) -> iceberg::Result<()> {
-        self.0.rename_table(src, dest).await
-    }
-    async fn register_table(
-        &self,
-        table: &TableIdent,
-        metadata_location: String,
-    ) -> iceberg::Result<iceberg::table::Table> {
-        self.0.register_table(table, metadata_location).await
-    }
-    async fn update_table(
-        &self,
-        commit: iceberg::TableCommit,
-    ) -> iceberg::Result<iceberg::table::Table> {
-        COMMIT_FAULT.point("manifests");
-        self.0.update_table(commit).await
-    }
-}
 
 fn lake_err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Error {
     Error::internal(format!("lake: {what}: {e}"))
@@ -182,15 +87,81 @@ pub fn freshness(meta: &TableMeta) -> Duration {
         .map_or(DEFAULT_FRESHNESS, |ms| Duration::from_millis(ms as u64))
 }
 
+/// (partition id, bucket) -> log offset.
+pub type BucketOffsets = BTreeMap<(Option<i64>, i32), i64>;
+
 /// One committed lake snapshot of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LakeSnapshot {
-    /// The Iceberg snapshot id.
+    /// The lake's snapshot id.
     pub snapshot_id: i64,
     /// When it was committed (epoch ms).
     pub committed_at: i64,
     /// (partition id, bucket) -> the log offset the lake holds the rows before.
-    pub offsets: BTreeMap<(Option<i64>, i32), i64>,
+    pub offsets: BucketOffsets,
+}
+
+/// Rows of one log batch of a bucket, as a round tiers them: the table's columns (cast to the
+/// lake table's types) then the system columns, and each row's change type (None: an
+/// append-only batch of a log table).
+pub struct TieredBatch {
+    /// The rows, in the lake table's schema ([`TieringRound::schema`]).
+    pub rows: RecordBatch,
+    /// The change type of each row (primary-key tables' changelog).
+    pub kinds: Option<Vec<ChangeType>>,
+}
+
+/// The format-specific part of the tiering: one lake catalog and its tables. Every method runs
+/// on the lake's runtime.
+#[async_trait::async_trait]
+pub trait LakeTableFormat: Send + Sync + 'static {
+    /// The format's `datalake.format` name.
+    fn name(&self) -> &'static str;
+
+    /// The catalog's effective properties (without `datalake.<format>.`): what lake readers
+    /// open the catalog with, handed to clients as `table.datalake.<format>.*`.
+    fn properties(&self) -> &BTreeMap<String, String>;
+
+    /// Why this format's tiering cannot take the table (None: it can).
+    fn unsupported_reason(&self, meta: &TableMeta) -> Option<String>;
+
+    /// Creates the lake table of a new lake-enabled Fluss table (or takes over an empty
+    /// compatible one; one holding rows is LAKE_TABLE_ALREADY_EXIST).
+    async fn create_table(&self, meta: &TableMeta) -> Result<()>;
+
+    /// Starts a commit round of the table: loads its lake table.
+    async fn begin_round(&self, meta: &TableMeta) -> Result<Box<dyn TieringRound>>;
+
+    /// The lake snapshots of the table (its table id) the tiering committed, oldest first,
+    /// with the offsets their offsets files hold. The newest tiering snapshot's file being
+    /// unreadable is an error naming it: resuming from an older one would tier rows twice.
+    async fn tiering_snapshots(&self, meta: &TableMeta) -> Result<Vec<LakeSnapshot>>;
+}
+
+/// One commit round of one table in one format: its buckets' rows written, then one commit.
+#[async_trait::async_trait]
+pub trait TieringRound: Send {
+    /// The lake table's columns as arrow (the table's columns, then the system columns).
+    fn schema(&self) -> SchemaRef;
+
+    /// The id of the newest snapshot of the lake table the tiering committed (of whichever
+    /// table id), when the round began.
+    fn latest_tiering_snapshot(&self) -> Option<i64>;
+
+    /// The file name (in the server's offsets directory) of this round's offsets file.
+    fn offsets_file_name(&self, table_id: i64) -> String;
+
+    /// Writes one bucket's new rows (uncommitted until [`TieringRound::commit`]).
+    async fn write_bucket(
+        &mut self,
+        partition: Option<&PartitionEntry>,
+        bucket: i32,
+        batches: Vec<TieredBatch>,
+    ) -> Result<()>;
+
+    /// Commits what was written, the round's offsets being in `offsets_file` (already
+    /// written and synced). Returns the new snapshot's id and commit time (epoch ms).
+    async fn commit(&mut self, offsets_file: &Path) -> Result<(i64, i64)>;
 }
 
 #[derive(Debug, Default)]
@@ -201,17 +172,11 @@ struct TableLake {
     last_round: Option<Instant>,
 }
 
-/// The lake of one server: its Iceberg catalog and the lake snapshots of each table.
+/// The lake of one server: its format (catalog) and the lake snapshots of each table.
 pub struct Lake {
-    catalog: Arc<dyn Catalog>,
-    /// The runtime every catalog call runs on (see [`IoRuntime`]).
+    format: Arc<dyn LakeTableFormat>,
+    /// The runtime every lake call runs on (see [`IoRuntime`]).
     io: IoRuntime,
-    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`; a REST
-    /// catalog's as configured).
-    properties: BTreeMap<String, String>,
-    /// The local warehouse directory of a SQL catalog (None for a REST catalog, which places
-    /// table files itself).
-    warehouse: Option<PathBuf>,
     offsets_dir: PathBuf,
     tables: Mutex<HashMap<i64, TableLake>>,
     /// One commit at a time per server (rounds and on-demand commits may meet).
@@ -264,183 +229,75 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The Iceberg type of a Fluss column type (Fluss's `FlussDataTypeToIcebergDataType`).
-fn iceberg_type(t: &DataType) -> Result<PrimitiveType> {
-    Ok(match &t.kind {
-        TypeKind::Boolean => PrimitiveType::Boolean,
-        TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int => PrimitiveType::Int,
-        TypeKind::BigInt => PrimitiveType::Long,
-        TypeKind::Float => PrimitiveType::Float,
-        TypeKind::Double => PrimitiveType::Double,
-        TypeKind::Decimal { precision, scale } => PrimitiveType::Decimal {
-            precision: *precision,
-            scale: *scale,
-        },
-        TypeKind::Char { .. } | TypeKind::String => PrimitiveType::String,
-        TypeKind::Binary { .. } | TypeKind::Bytes => PrimitiveType::Binary,
-        TypeKind::Date => PrimitiveType::Date,
-        TypeKind::Time { .. } => PrimitiveType::Time,
-        TypeKind::Timestamp { .. } => PrimitiveType::Timestamp,
-        TypeKind::TimestampLtz { .. } => PrimitiveType::Timestamptz,
-        TypeKind::Array(_) | TypeKind::Map(..) | TypeKind::Row(_) => {
-            return Err(Error::unsupported(format!(
-                "lake tiering of {t} columns is not supported by the embedded server"
-            )))
-        }
-    })
+/// Whether a catalog property must not reach clients in table info (Fluss's
+/// `MetadataManager.removeSensitiveTableOptions`: a key containing `password`, `secret` or
+/// `key`, case-insensitively).
+pub fn is_sensitive_lake_option(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    ["password", "secret", "key"]
+        .iter()
+        .any(|s| key.contains(s))
 }
 
-/// The Iceberg schema of a Fluss table: its columns, then the system columns.
-fn iceberg_schema(meta: &TableMeta) -> Result<IcebergSchema> {
-    let mut fields = Vec::new();
-    let mut id = 1;
-    for (c, t) in meta.descriptor.schema.columns.iter().zip(&meta.types) {
-        if [BUCKET_COLUMN, OFFSET_COLUMN, TIMESTAMP_COLUMN].contains(&c.name.as_str()) {
-            return Err(Error::invalid(format!(
-                "column '{}' conflicts with a reserved system column name of lake tables",
-                c.name
-            )));
-        }
-        let ty = Type::Primitive(iceberg_type(t)?);
-        let f = if t.nullable {
-            NestedField::optional(id, &c.name, ty)
-        } else {
-            NestedField::required(id, &c.name, ty)
-        };
-        fields.push(Arc::new(f));
-        id += 1;
-    }
-    for (name, ty) in [
-        (BUCKET_COLUMN, PrimitiveType::Int),
-        (OFFSET_COLUMN, PrimitiveType::Long),
-        (TIMESTAMP_COLUMN, PrimitiveType::Timestamptz),
-    ] {
-        fields.push(Arc::new(NestedField::required(
-            id,
-            name,
-            Type::Primitive(ty),
-        )));
-        id += 1;
-    }
-    IcebergSchema::builder()
-        .with_fields(fields)
-        .build()
-        .map_err(|e| lake_err("schema", e))
+/// Fluss's `TableBucketOffsets` JSON (version 1): `bucket_offsets` (indexed by bucket, -1 for
+/// none) for a table without partitions, `partition_offsets` for one with.
+fn offsets_json(table_id: i64, buckets: i32, offsets: &BucketOffsets) -> Vec<u8> {
+    let arr = |pid: Option<i64>| -> Vec<i64> {
+        (0..buckets)
+            .map(|b| offsets.get(&(pid, b)).copied().unwrap_or(-1))
+            .collect()
+    };
+    let partitions: std::collections::BTreeSet<i64> =
+        offsets.keys().filter_map(|(p, _)| *p).collect();
+    let v = if partitions.is_empty() {
+        serde_json::json!({"version": 1, "table_id": table_id, "bucket_offsets": arr(None)})
+    } else {
+        let list: Vec<serde_json::Value> = partitions
+            .iter()
+            .map(|p| serde_json::json!({"partition_id": p, "bucket_offsets": arr(Some(*p))}))
+            .collect();
+        serde_json::json!({"version": 1, "table_id": table_id, "partition_offsets": list})
+    };
+    serde_json::to_vec(&v).unwrap_or_default()
 }
-
-/// Why the embedded server cannot tier this table to the lake (None: it can).
-pub fn unsupported_reason(meta: &TableMeta) -> Option<String> {
-    if meta.is_pk() {
-        return Some("primary-key tables".into());
-    }
-    if meta.is_partitioned() {
-        return Some("partitioned tables".into());
-    }
-    if !meta.descriptor.bucket_keys.is_empty() {
-        return Some("tables with a bucket key (bucket.key)".into());
-    }
-    if !matches!(meta.log_format, riverlet::metadata::LogFormat::Arrow) {
-        return Some("log formats other than ARROW".into());
-    }
-    if let Err(e) = iceberg_schema(meta) {
-        return Some(e.message().to_string());
-    }
-    None
-}
-
-fn ident(meta: &TableMeta) -> Result<TableIdent> {
-    TableIdent::from_strs([meta.entry.database.as_str(), meta.entry.name.as_str()])
-        .map_err(|e| lake_err("table name", e))
-}
-
-/// Fluss's `TableBucketOffsets` JSON (version 1) of a non-partitioned table.
-fn offsets_json(
-    table_id: i64,
-    buckets: i32,
-    offsets: &BTreeMap<(Option<i64>, i32), i64>,
-) -> Vec<u8> {
-    let arr: Vec<i64> = (0..buckets)
-        .map(|b| offsets.get(&(None, b)).copied().unwrap_or(-1))
-        .collect();
-    serde_json::to_vec(&serde_json::json!({
-        "version": 1,
-        "table_id": table_id,
-        "bucket_offsets": arr,
-    }))
-    .unwrap_or_default()
-}
-
-/// (partition id, bucket) -> log offset.
-type BucketOffsets = BTreeMap<(Option<i64>, i32), i64>;
 
 fn parse_offsets_json(bytes: &[u8]) -> Option<(i64, BucketOffsets)> {
     let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    if v.get("version")?.as_i64()? != 1 {
+        return None;
+    }
     let table_id = v.get("table_id")?.as_i64()?;
     let mut out = BTreeMap::new();
-    for (b, o) in v.get("bucket_offsets")?.as_array()?.iter().enumerate() {
-        let o = o.as_i64()?;
-        if o >= 0 {
-            out.insert((None, b as i32), o);
+    let mut add = |pid: Option<i64>, arr: &serde_json::Value| -> Option<()> {
+        for (b, o) in arr.as_array()?.iter().enumerate() {
+            let o = o.as_i64()?;
+            if o >= 0 {
+                out.insert((pid, b as i32), o);
+            }
+        }
+        Some(())
+    };
+    if let Some(arr) = v.get("bucket_offsets") {
+        add(None, arr)?;
+    } else if let Some(list) = v.get("partition_offsets") {
+        for p in list.as_array()? {
+            add(
+                Some(p.get("partition_id")?.as_i64()?),
+                p.get("bucket_offsets")?,
+            )?;
         }
     }
     Some((table_id, out))
 }
 
-/// The id of the newest snapshot of `table` that the tiering committed (it names an offsets
-/// file), of whichever table id.
-fn latest_tiering_snapshot(table: &iceberg::table::Table) -> Option<i64> {
-    table
-        .metadata()
-        .snapshots()
-        .filter(|s| {
-            s.summary()
-                .additional_properties
-                .contains_key(OFFSETS_PROPERTY)
-        })
-        .max_by_key(|s| s.sequence_number())
-        .map(|s| s.snapshot_id())
+/// Reads an offsets file: (table id, offsets), or why not.
+fn read_offsets_file(path: &Path) -> std::result::Result<(i64, BucketOffsets), String> {
+    std::fs::read(path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| parse_offsets_json(&b).ok_or_else(|| "not an offsets file".into()))
 }
 
-/// The lake snapshots of `meta` (its table id) in `table`, oldest first. An older snapshot
-/// whose offsets file is unreadable is left out; the newest one's is an error naming the file:
-/// commits resuming from an older snapshot's offsets would tier its rows twice.
-fn snapshots_of(table: &iceberg::table::Table, meta: &TableMeta) -> Result<Vec<LakeSnapshot>> {
-    let latest = latest_tiering_snapshot(table);
-    let mut out = Vec::new();
-    let mut snaps: Vec<_> = table.metadata().snapshots().cloned().collect();
-    snaps.sort_by_key(|s| s.sequence_number());
-    for s in snaps {
-        let Some(path) = s.summary().additional_properties.get(OFFSETS_PROPERTY) else {
-            continue;
-        };
-        let parsed = std::fs::read(path_of(path))
-            .map_err(|e| e.to_string())
-            .and_then(|b| parse_offsets_json(&b).ok_or_else(|| "not an offsets file".into()));
-        let (table_id, offsets) = match parsed {
-            Ok(p) => p,
-            Err(e) if Some(s.snapshot_id()) == latest => {
-                return Err(Error::corrupt(format!(
-                    "lake: the offsets file {path} of snapshot {} (the newest the tiering \
-                     committed) of the Iceberg table of {}: {e}; the tiering of this table \
-                     stops rather than tier rows twice",
-                    s.snapshot_id(),
-                    meta.path()
-                )));
-            }
-            Err(_) => continue,
-        };
-        if table_id == meta.entry.id {
-            out.push(LakeSnapshot {
-                snapshot_id: s.snapshot_id(),
-                committed_at: s.timestamp_ms(),
-                offsets,
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// Writes `bytes` to a new file and fsyncs it and its directory.
+/// Writes `bytes` to a file (replacing it) and fsyncs it and its directory.
 fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let mut f = std::fs::File::create(path)?;
@@ -457,214 +314,86 @@ fn path_of(location: &str) -> PathBuf {
 }
 
 impl Lake {
-    /// Opens (creating when missing) the Iceberg catalog `config` names, or None when no
+    /// Opens (creating when missing) the lake catalog `config` names, or None when no
     /// `datalake.format` is set.
     pub async fn open(config: &ServerConfig) -> Result<Option<Arc<Lake>>> {
-        if config.datalake_format.is_none() {
+        let Some(format) = config.datalake_format.as_deref() else {
             return Ok(None);
-        }
+        };
         COMMIT_FAULT.step()?;
-        let props = &config.datalake_iceberg;
         let offsets_dir = config.data_dir.join("lake-offsets");
         std::fs::create_dir_all(&offsets_dir)
             .map_err(|e| Error::from(e).context(format!("{}", offsets_dir.display())))?;
-        let kind = props.get("type").map(String::as_str).unwrap_or("sql");
-        if kind == "rest" {
-            // the REST catalog decides where table files go; readers get the same properties
-            if !props.contains_key("uri") {
-                return Err(Error::invalid(
-                    "datalake.iceberg.type is rest but datalake.iceberg.uri (the REST \
-                     catalog's URI) is not set",
-                ));
-            }
-            let io = IoRuntime::new()?;
-            let p = props.clone();
-            let catalog = io
-                .run(async move { riverlet::lake::open_catalog(&p, "datalake.iceberg").await })
-                .await??;
-            return Ok(Some(Arc::new(Lake {
-                catalog,
-                io,
-                properties: props.clone(),
-                warehouse: None,
-                offsets_dir,
-                tables: Mutex::new(HashMap::new()),
-                commit: tokio::sync::Mutex::new(()),
-            })));
-        }
-        let Some(warehouse) = props.get("warehouse") else {
-            return Err(Error::invalid(
-                "datalake.format is set but datalake.iceberg.warehouse is not: the embedded \
-                 server's SQL catalog needs a local warehouse directory",
-            ));
-        };
-        let warehouse = PathBuf::from(warehouse.strip_prefix("file://").unwrap_or(warehouse));
-        std::fs::create_dir_all(&warehouse).map_err(|e| {
-            Error::from(e).context(format!(
-                "datalake.iceberg.warehouse {}",
-                warehouse.display()
-            ))
-        })?;
-        let warehouse = std::fs::canonicalize(&warehouse).unwrap_or(warehouse);
-        let uri = match props.get("uri") {
-            Some(u) => u.clone(),
-            None => format!("sqlite:{}?mode=rwc", warehouse.join("catalog.db").display()),
-        };
-        let properties = BTreeMap::from([
-            ("type".to_string(), "sql".to_string()),
-            ("warehouse".to_string(), warehouse.display().to_string()),
-            ("uri".to_string(), uri),
-            (
-                "name".to_string(),
-                props
-                    .get("name")
-                    .cloned()
-                    .unwrap_or_else(|| "fluss-iceberg-catalog".into()),
-            ),
-        ]);
         let io = IoRuntime::new()?;
-        let p = properties.clone();
-        let catalog = io
-            .run(async move { riverlet::lake::open_catalog(&p, "datalake.iceberg").await })
-            .await??;
+        let format: Arc<dyn LakeTableFormat> = match format {
+            "paimon" => {
+                let props = config.datalake_paimon.clone();
+                let dir = offsets_dir.clone();
+                Arc::new(
+                    io.run(async move { paimon::PaimonFormat::open(props, dir).await })
+                        .await??,
+                )
+            }
+            _ => {
+                let props = config.datalake_iceberg.clone();
+                Arc::new(
+                    io.run(async move { iceberg::IcebergFormat::open(props).await })
+                        .await??,
+                )
+            }
+        };
         Ok(Some(Arc::new(Lake {
-            catalog,
+            format,
             io,
-            properties,
-            warehouse: Some(warehouse),
             offsets_dir,
             tables: Mutex::new(HashMap::new()),
             commit: tokio::sync::Mutex::new(()),
         })))
     }
 
-    /// The catalog's effective properties (`type`, `warehouse`, `uri`, `name`): what a lake
-    /// reader opens the catalog with. GetTableInfo hands them to clients as
-    /// `table.datalake.iceberg.*` table properties, as Fluss does.
+    /// The format's `datalake.format` name.
+    pub fn format_name(&self) -> &'static str {
+        self.format.name()
+    }
+
+    /// The catalog's effective properties (`warehouse` and the like): what a lake reader
+    /// opens the catalog with. GetTableInfo hands them to clients as
+    /// `table.datalake.<format>.*` table properties, as Fluss does.
     pub fn properties(&self) -> &BTreeMap<String, String> {
-        &self.properties
+        self.format.properties()
     }
 
-    /// The local warehouse directory of a SQL catalog (None for a REST catalog).
-    pub fn warehouse(&self) -> Option<&Path> {
-        self.warehouse.as_deref()
-    }
-
-    /// Runs one catalog call on the lake's runtime; an error names `what`.
-    async fn on_catalog<T, F>(
-        &self,
-        what: impl std::fmt::Display,
-        f: impl FnOnce(Arc<dyn Catalog>) -> F,
-    ) -> Result<T>
+    /// Runs `f` with the format on the lake's runtime.
+    async fn on_format<T, F>(&self, f: impl FnOnce(Arc<dyn LakeTableFormat>) -> F) -> Result<T>
     where
         T: Send + 'static,
-        F: std::future::Future<Output = iceberg::Result<T>> + Send + 'static,
+        F: std::future::Future<Output = Result<T>> + Send + 'static,
     {
-        self.io
-            .run(f(self.catalog.clone()))
-            .await?
-            .map_err(|e| lake_err(what, e))
+        self.io.run(f(self.format.clone())).await?
     }
 
-    /// The catalog (for readers in this process).
-    pub fn catalog(&self) -> &dyn Catalog {
-        self.catalog.as_ref()
+    /// Why the embedded server cannot tier this table to its lake (None: it can).
+    pub fn unsupported_reason(&self, meta: &TableMeta) -> Option<String> {
+        if !matches!(meta.log_format, riverlet::metadata::LogFormat::Arrow) {
+            return Some("log formats other than ARROW".into());
+        }
+        self.format.unsupported_reason(meta)
     }
 
-    /// Creates the Iceberg table of a lake-enabled Fluss table. An existing one is taken over
-    /// when it has the same schema and no snapshot (as Fluss's Paimon catalog takes over an
-    /// empty compatible table; Fluss 0.9.1's Iceberg catalog refuses any existing table); one
-    /// with another schema or holding rows is refused with LAKE_TABLE_ALREADY_EXIST.
-    pub async fn create_table(&self, meta: &TableMeta) -> Result<()> {
-        if let Some(why) = unsupported_reason(meta) {
+    /// Creates the lake table of a lake-enabled Fluss table (see
+    /// [`LakeTableFormat::create_table`]).
+    pub async fn create_table(&self, meta: &Arc<TableMeta>) -> Result<()> {
+        if let Some(why) = self.unsupported_reason(meta) {
             return Err(Error::unsupported(format!(
-                "table.datalake.enabled: the embedded server does not tier {why} to the lake \
+                "table.datalake.enabled: the embedded server does not tier {why} to the {} lake \
                  (table {})",
+                self.format.name(),
                 meta.path()
             )));
         }
-        let schema = iceberg_schema(meta)?;
-        let id = ident(meta)?;
-        let ns = NamespaceIdent::new(meta.entry.database.clone());
-        let n = ns.clone();
-        let exists = self
-            .on_catalog("namespace", |c| async move { c.namespace_exists(&n).await })
+        let m = meta.clone();
+        self.on_format(|f| async move { f.create_table(&m).await })
             .await?;
-        if !exists {
-            let n = ns.clone();
-            self.on_catalog(
-                format!("create namespace {}", meta.entry.database),
-                |c| async move { c.create_namespace(&n, HashMap::new()).await },
-            )
-            .await?;
-        }
-        let i = id.clone();
-        if self
-            .on_catalog("table exists", |c| async move { c.table_exists(&i).await })
-            .await?
-        {
-            let i = id.clone();
-            let t = self
-                .on_catalog("load table", |c| async move { c.load_table(&i).await })
-                .await?;
-            let have = t.metadata().current_schema();
-            let same = have.as_struct().fields().len() == schema.as_struct().fields().len()
-                && have
-                    .as_struct()
-                    .fields()
-                    .iter()
-                    .zip(schema.as_struct().fields())
-                    .all(|(a, b)| {
-                        a.name == b.name && a.field_type == b.field_type && a.required == b.required
-                    });
-            if !same {
-                return Err(Error::from_fluss(
-                    riverlet::error::codes::LAKE_TABLE_ALREADY_EXIST,
-                    format!(
-                        "The table {} already exists in the Iceberg catalog with another \
-                         schema; drop it there first or use another table name.",
-                        meta.path()
-                    ),
-                ));
-            }
-            // Rows in it (of a dropped table of the same name) would show in this table's lake
-            // and union reads, at offsets of another table: refused, as Fluss refuses a lake
-            // table that is not empty (its Iceberg catalog refuses any existing table).
-            if let Some(snap) = t.metadata().current_snapshot() {
-                return Err(Error::from_fluss(
-                    riverlet::error::codes::LAKE_TABLE_ALREADY_EXIST,
-                    format!(
-                        "The table {} already exists in the Iceberg catalog and is not empty \
-                         (snapshot {}, left by a dropped table of the same name?); drop it \
-                         there first or use another table name.",
-                        meta.path(),
-                        snap.snapshot_id()
-                    ),
-                ));
-            }
-            return Ok(());
-        }
-        let bucket_id = schema
-            .field_by_name(BUCKET_COLUMN)
-            .map(|f| f.id)
-            .ok_or_else(|| lake_err("schema", "no __bucket column"))?;
-        // the spec id set explicitly: Iceberg-Java's REST servers reject a CreateTableRequest
-        // whose partition spec has none ("Cannot parse missing int: spec-id")
-        let spec = UnboundPartitionSpec::builder()
-            .with_spec_id(0)
-            .add_partition_field(bucket_id, BUCKET_COLUMN, Transform::Identity)
-            .map_err(|e| lake_err("partition spec", e))?
-            .build();
-        let creation = TableCreation::builder()
-            .name(meta.entry.name.clone())
-            .schema(schema)
-            .partition_spec(spec)
-            .build();
-        self.on_catalog(
-            format!("create Iceberg table {}", meta.path()),
-            |c| async move { c.create_table(&ns, creation).await },
-        )
-        .await?;
         // the first commit comes one freshness interval after the creation
         lock(&self.tables)
             .entry(meta.entry.id)
@@ -673,7 +402,7 @@ impl Lake {
         Ok(())
     }
 
-    /// Loads the lake snapshots of the lake-enabled tables from their Iceberg tables (at
+    /// Loads the lake snapshots of the lake-enabled tables from their lake tables (at
     /// start-up): the snapshots committed by the tiering for this table id.
     pub async fn recover(&self, tables: &[Arc<TableMeta>]) {
         for meta in tables.iter().filter(|m| lake_enabled(m)) {
@@ -689,12 +418,10 @@ impl Lake {
         }
     }
 
-    async fn load_snapshots(&self, meta: &TableMeta) -> Result<Vec<LakeSnapshot>> {
-        let id = ident(meta)?;
-        let t = self
-            .on_catalog("load table", |c| async move { c.load_table(&id).await })
-            .await?;
-        snapshots_of(&t, meta)
+    async fn load_snapshots(&self, meta: &Arc<TableMeta>) -> Result<Vec<LakeSnapshot>> {
+        let m = meta.clone();
+        self.on_format(|f| async move { f.tiering_snapshots(&m).await })
+            .await
     }
 
     /// The latest lake snapshot of a table, or the one with `snapshot_id`.
@@ -707,7 +434,7 @@ impl Lake {
         }
     }
 
-    /// Forgets a dropped table's state (its Iceberg table stays, as with Fluss).
+    /// Forgets a dropped table's state (its lake table stays, as with Fluss).
     pub fn forget(&self, table_id: i64) {
         lock(&self.tables).remove(&table_id);
     }
@@ -727,30 +454,34 @@ impl Lake {
     /// The steps, in order, each named as the fault knob ([`COMMIT_FAULT`]) names it (the knob
     /// aborts the process when a commit reaches the step, before doing what follows it):
     ///
-    /// 1. Load the Iceberg table; for each bucket read the log from the latest snapshot's
-    ///    offset up to the high watermark. `before-data-files`: the first bucket with new rows
-    ///    is read, nothing is written yet.
-    /// 2. Write each bucket's new rows as Parquet data files under the table's `data/`
-    ///    (`<uuid>-b<bucket>-*.parquet`, fresh names each commit). `between-data-files`: the
+    /// 1. Load the lake table; for each bucket (of each partition) read the log from the
+    ///    latest snapshot's offset up to the high watermark. `before-data-files`: the first
+    ///    bucket with new rows is read, nothing is written yet.
+    /// 2. Write each bucket's new rows as data files of the lake table (fresh names each
+    ///    commit; Iceberg: under the table's `data/`; Paimon: in the partition's `bucket-N/`
+    ///    directory, plus changelog files for primary-key tables). `between-data-files`: the
     ///    first such bucket's files are written and closed, the next one's are not.
     ///    `data-files`: every data file is written.
-    /// 3. Write the offsets file (`DATA_DIR/lake-offsets/<table id>-<uuid>.offsets`, Fluss's
-    ///    `TableBucketOffsets` JSON: the log offset each bucket is tiered up to).
-    ///    `offsets-file`: it is written, the Iceberg commit has not started.
-    /// 4. The Iceberg fast append: it writes a manifest and a manifest list naming the data
-    ///    files, then asks the catalog to move the table to new metadata whose snapshot's
-    ///    summary holds `fluss-offsets` (the offsets file's path). `manifests`: the manifest
-    ///    files are written, the catalog still points at the previous metadata. The catalog's
-    ///    own update (new `metadata.json`, then one conditional SQL `UPDATE`, or one REST call)
-    ///    is the commit point: before it no snapshot exists, after it the whole one does.
-    ///    `committed`: the catalog holds the new snapshot, the server's in-memory list of lake
-    ///    snapshots (which GetLakeSnapshot answers from) does not.
+    /// 3. Write the offsets file (`DATA_DIR/lake-offsets/`, Fluss's `TableBucketOffsets`
+    ///    JSON: the log offset each bucket is tiered up to; its name per format, see
+    ///    [`TieringRound::offsets_file_name`]). `offsets-file`: it is written, the lake
+    ///    commit has not started.
+    /// 4. The lake commit. Iceberg: a fast append writes a manifest and a manifest list, then
+    ///    the catalog moves the table to new metadata whose snapshot's summary holds
+    ///    `fluss-offsets` (the offsets file's path); `manifests`: the manifest files are
+    ///    written, the catalog still points at the previous metadata. Paimon: manifests and a
+    ///    manifest list, then the snapshot file is published (an atomic rename in the
+    ///    filesystem catalog), with commit user `__fluss_lake_tiering` and the round's commit
+    ///    identifier, which names the offsets file. Publishing is the commit point: before it
+    ///    no snapshot exists, after it the whole one does. `committed`: the lake holds the new
+    ///    snapshot, the server's in-memory list of lake snapshots (which GetLakeSnapshot
+    ///    answers from) does not.
     /// 5. Append the snapshot to the in-memory list. `recorded`: done, nothing else is written.
     ///
     /// A process killed before the commit point leaves the lake at its previous snapshot;
     /// what it wrote (data files, offsets file, manifests) is referenced by no snapshot, so no
     /// reader sees it, and the next commit reads again from the previous snapshot's offsets.
-    /// Killed after it, [`Lake::recover`] finds the snapshot in the catalog at the next start
+    /// Killed after it, [`Lake::recover`] finds the snapshot in the lake at the next start
     /// (its offsets from the offsets file) and the next commit starts from its offsets. The
     /// log rows a commit reads stay on local disk until a snapshot holds them
     /// (`lake_pending_from`), so either way each row reaches the lake exactly once.
@@ -764,126 +495,80 @@ impl Lake {
             .entry(meta.entry.id)
             .or_default()
             .last_round = Some(Instant::now());
-        let id = ident(meta)?;
-        let table = self
-            .on_catalog(
-                format!("load Iceberg table {}", meta.path()),
-                |c| async move { c.load_table(&id).await },
-            )
+        let m = meta.clone();
+        let mut round = self
+            .on_format(|f| async move { f.begin_round(&m).await })
             .await?;
-        // The offsets to resume from are the newest tiering snapshot's in the catalog: the
-        // list in memory is reloaded when it is not that one (its loading at start-up failed).
-        if latest_tiering_snapshot(&table)
+        // The offsets to resume from are the newest tiering snapshot's in the lake: the list
+        // in memory is reloaded when it is not that one (its loading at start-up failed, or a
+        // commit's outcome was not seen).
+        if round.latest_tiering_snapshot()
             != self.snapshot(meta.entry.id, None).map(|s| s.snapshot_id)
         {
-            let snaps = snapshots_of(&table, meta)?;
+            let snaps = self.load_snapshots(meta).await?;
             lock(&self.tables)
                 .entry(meta.entry.id)
                 .or_default()
                 .snapshots = snaps;
         }
         let prev = self.snapshot(meta.entry.id, None);
-        let ice_schema = table.metadata().current_schema().clone();
-        let arrow58 = Arc::new(
-            iceberg::arrow::schema_to_arrow_schema(&ice_schema)
-                .map_err(|e| lake_err("arrow schema", e))?,
-        );
-        let ours = bridge::schema_from_58(&arrow58)?;
+        let target = round.schema();
         let mut offsets = prev.as_ref().map(|p| p.offsets.clone()).unwrap_or_default();
-        let mut files = Vec::new();
+        let partitions: Vec<Option<PartitionEntry>> = if meta.is_partitioned() {
+            crate::service::lock_catalog(server)
+                .partitions(meta, &[])?
+                .into_iter()
+                .map(Some)
+                .collect()
+        } else {
+            vec![None]
+        };
         let mut any = false;
-        let prefix = uuid::Uuid::new_v4().to_string();
-        for bucket in 0..meta.buckets {
-            let from = offsets.get(&(None, bucket)).copied().unwrap_or(0);
-            let (batches, next) = read_bucket(server, meta, bucket, from, &ours)?;
-            offsets.insert((None, bucket), next);
-            if batches.is_empty() {
-                continue;
+        for partition in partitions {
+            let pid = partition.as_ref().map(|p| p.id);
+            for bucket in 0..meta.buckets {
+                let from = offsets.get(&(pid, bucket)).copied().unwrap_or(0);
+                let (batches, next) = read_bucket(server, meta, pid, bucket, from, &target)?;
+                offsets.insert((pid, bucket), next);
+                if batches.is_empty() {
+                    continue;
+                }
+                COMMIT_FAULT.point(if any {
+                    "between-data-files"
+                } else {
+                    "before-data-files"
+                });
+                any = true;
+                let p = partition.clone();
+                round = self
+                    .io
+                    .run(async move {
+                        round
+                            .write_bucket(p.as_ref(), bucket, batches)
+                            .await
+                            .map(|()| round)
+                    })
+                    .await??;
             }
-            COMMIT_FAULT.point(if any {
-                "between-data-files"
-            } else {
-                "before-data-files"
-            });
-            any = true;
-            let location = DefaultLocationGenerator::new(table.metadata())
-                .map_err(|e| lake_err("location", e))?;
-            let names = DefaultFileNameGenerator::new(
-                format!("{prefix}-b{bucket}"),
-                None,
-                DataFileFormat::Parquet,
-            );
-            let pw = ParquetWriterBuilder::new(Default::default(), ice_schema.clone());
-            let rolling = RollingFileWriterBuilder::new_with_default_file_size(
-                pw,
-                table.file_io().clone(),
-                location,
-                names,
-            );
-            let key = PartitionKey::new(
-                table.metadata().default_partition_spec().as_ref().clone(),
-                ice_schema.clone(),
-                Struct::from_iter([Some(Literal::int(bucket))]),
-            );
-            let mut w = DataFileWriterBuilder::new(rolling)
-                .build(Some(key))
-                .await
-                .map_err(|e| lake_err("data file writer", e))?;
-            for b in batches {
-                let b58 = bridge::batch_to_58(b, arrow58.clone())?;
-                w.write(b58).await.map_err(|e| lake_err("write", e))?;
-            }
-            files.extend(
-                w.close()
-                    .await
-                    .map_err(|e| lake_err("close data file", e))?,
-            );
         }
         if !any {
             return Ok(None);
         }
         COMMIT_FAULT.point("data-files");
-        let file = self.offsets_dir.join(format!(
-            "{}-{}.offsets",
-            meta.entry.id,
-            uuid::Uuid::new_v4()
-        ));
-        // fsynced: the snapshot the catalog commits below names it, and recovery reads it
+        let file = self
+            .offsets_dir
+            .join(round.offsets_file_name(meta.entry.id));
+        // fsynced: the snapshot committed below names it, and recovery reads it
         write_synced(&file, &offsets_json(meta.entry.id, meta.buckets, &offsets))
             .map_err(|e| Error::from(e).context(format!("write {}", file.display())))?;
         COMMIT_FAULT.point("offsets-file");
-        let props = HashMap::from([
-            (OFFSETS_PROPERTY.to_string(), file.display().to_string()),
-            ("commit-user".to_string(), COMMIT_USER.to_string()),
-        ]);
-        let tx = Transaction::new(&table);
-        let tx = tx
-            .fast_append()
-            .add_data_files(files)
-            .set_snapshot_properties(props)
-            .apply(tx)
-            .map_err(|e| lake_err("append", e))?;
-        let fault_before_update = matches!(COMMIT_FAULT.step(), Ok(Some("manifests")));
-        let table = self
-            .on_catalog(
-                format!("commit to Iceberg table {}", meta.path()),
-                |c| async move {
-                    if fault_before_update {
-                        tx.commit(&FaultBeforeUpdate(c)).await
-                    } else {
-                        tx.commit(c.as_ref()).await
-                    }
-                },
-            )
-            .await?;
+        let f = file.clone();
+        let (snapshot_id, committed_at) =
+            self.io.run(async move { round.commit(&f).await }).await??;
         COMMIT_FAULT.point("committed");
-        let snap = table
-            .metadata()
-            .current_snapshot()
-            .ok_or_else(|| lake_err("commit", "no current snapshot after the commit"))?;
         let s = LakeSnapshot {
-            snapshot_id: snap.snapshot_id(),
-            committed_at: snap.timestamp_ms(),
+            snapshot_id,
+            committed_at,
             offsets,
         };
         lock(&self.tables)
@@ -897,18 +582,19 @@ impl Lake {
 }
 
 /// The rows of one bucket from offset `from` up to its high watermark, with the system
-/// columns, cast to `target` (the Iceberg table's arrow types). Returns them and the offset
-/// after the last one read.
+/// columns, cast to `target` (the lake table's arrow types), and the change type of each row.
+/// Returns them and the offset after the last one read.
 fn read_bucket(
     server: &crate::service::Server,
     meta: &TableMeta,
+    partition_id: Option<i64>,
     bucket: i32,
     from: i64,
-    target: &arrow_schema::SchemaRef,
-) -> Result<(Vec<RecordBatch>, i64)> {
+    target: &SchemaRef,
+) -> Result<(Vec<TieredBatch>, i64)> {
     let tb = crate::tablets::TableBucket {
         table_id: meta.entry.id,
-        partition_id: None,
+        partition_id,
         bucket,
     };
     let b = server.tablets.get(&tb)?;
@@ -941,19 +627,22 @@ fn read_bucket(
             }
             progressed = true;
             let schema = meta.arrow_of(lb.schema_id() as i32)?;
-            let (_, rows) = lb.arrow_records(schema)?;
+            let (kinds, rows) = lb.arrow_records(schema)?;
             let base = lb.base_offset();
             let skip = (at - base).max(0) as usize;
             let end = ((hw.min(lb.next_offset()) - base) as usize).min(rows.num_rows());
             if skip < end {
                 let rows = rows.slice(skip, end - skip);
-                out.push(with_system_columns(
-                    &rows,
-                    bucket,
-                    base + skip as i64,
-                    lb.commit_timestamp(),
-                    target,
-                )?);
+                out.push(TieredBatch {
+                    rows: with_system_columns(
+                        &rows,
+                        bucket,
+                        base + skip as i64,
+                        lb.commit_timestamp(),
+                        target,
+                    )?,
+                    kinds: kinds.map(|k| k[skip..end].to_vec()),
+                });
             }
             at = lb.next_offset().min(hw);
         }
@@ -971,14 +660,14 @@ fn with_system_columns(
     bucket: i32,
     first_offset: i64,
     commit_ts_ms: i64,
-    target: &arrow_schema::SchemaRef,
+    target: &SchemaRef,
 ) -> Result<RecordBatch> {
     let n = rows.num_rows();
     let user = target.fields().len() - 3;
     let mut cols: Vec<ArrayRef> = Vec::with_capacity(target.fields().len());
     for (i, f) in target.fields().iter().take(user).enumerate() {
         let col = match rows.columns().get(i) {
-            Some(c) => arrow_cast::cast(c, f.data_type())
+            Some(c) => cast_column(c, f.data_type())
                 .map_err(|e| lake_err(format!("column {}", f.name()), e))?,
             None => arrow_array::new_null_array(f.data_type(), n),
         };
@@ -993,8 +682,30 @@ fn with_system_columns(
         n
     ]));
     cols.push(
-        arrow_cast::cast(&ts, target.field(user + 2).data_type())
+        cast_column(&ts, target.field(user + 2).data_type())
             .map_err(|e| lake_err("__timestamp", e))?,
     );
     RecordBatch::try_new(target.clone(), cols).map_err(|e| lake_err("batch", e))
+}
+
+/// `col` cast to `to`. Timestamps between zone labels (none, `+00:00`, Paimon's `UTC`) keep
+/// their epoch values, which are UTC instants whatever the label: only the unit is cast and
+/// the label replaced (arrow's own cast to a named zone needs zone data this build lacks).
+fn cast_column(
+    col: &ArrayRef,
+    to: &arrow_schema::DataType,
+) -> std::result::Result<ArrayRef, arrow_schema::ArrowError> {
+    use arrow_schema::DataType::Timestamp;
+    if let (Timestamp(_, from_tz), Timestamp(unit, to_tz)) = (col.data_type(), to) {
+        if from_tz != to_tz {
+            let unit_cast = arrow_cast::cast(col, &Timestamp(*unit, from_tz.clone()))?;
+            let relabelled = unit_cast
+                .to_data()
+                .into_builder()
+                .data_type(to.clone())
+                .build()?;
+            return Ok(arrow_array::make_array(relabelled));
+        }
+    }
+    arrow_cast::cast(col, to)
 }

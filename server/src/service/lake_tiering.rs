@@ -1,5 +1,5 @@
 //! The server side of `table.datalake.enabled`: refusing lake tables without a lake (as Fluss
-//! does), creating their Iceberg table with the Fluss table, and the commit rounds of
+//! does), creating their lake table (Iceberg or Paimon) with the Fluss table, and the commit rounds of
 //! [`crate::lake`] (periodic, every table's `table.datalake.freshness`, or on demand).
 
 use riverlet::error::codes as error_codes;
@@ -43,7 +43,7 @@ impl Server {
                 if cfg!(feature = "lake") {
                     "'table.datalake.enabled' is enabled for the table, but the Fluss cluster \
                      doesn't enable datalake tables (server options datalake.format and \
-                     datalake.iceberg.warehouse)."
+                     datalake.iceberg.warehouse or datalake.paimon.warehouse)."
                 } else {
                     "'table.datalake.enabled' is enabled for the table, but the Fluss cluster \
                      doesn't enable datalake tables (this riverlet-server was built without \
@@ -61,8 +61,11 @@ impl Server {
     }
 
     /// The descriptor JSON GetTableInfo returns: a lake-enabled table's properties carry the
-    /// lake catalog's as `table.datalake.iceberg.*` (Fluss's default table lake options), which
-    /// lake readers open the catalog with.
+    /// lake catalog's as `table.datalake.<format>.*` (Fluss's default table lake options), which
+    /// lake readers open the catalog with. For Paimon, as Fluss's coordinator does, without
+    /// the options whose key looks secret (`crate::lake::is_sensitive_lake_option`: S3 keys
+    /// reach readers from their own configuration); an Iceberg REST catalog's token and
+    /// credential are handed on, which readers of this server's lake need.
     pub(super) fn table_info_json(&self, meta: &TableMeta) -> Vec<u8> {
         let json = meta.entry.table_json.as_bytes().to_vec();
         #[cfg(feature = "lake")]
@@ -70,7 +73,11 @@ impl Server {
             if crate::lake::lake_enabled(meta) {
                 if let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&json) {
                     if let Some(p) = v.get_mut("properties").and_then(|p| p.as_object_mut()) {
+                        let paimon = lake.format_name() == "paimon";
                         for (k, val) in lake.properties() {
+                            if paimon && crate::lake::is_sensitive_lake_option(k) {
+                                continue;
+                            }
                             p.insert(format!("table.datalake.{format}.{k}"), val.clone().into());
                         }
                     }
@@ -102,8 +109,8 @@ impl Server {
         i64::MAX
     }
 
-    /// Creates the Iceberg table of a new lake-enabled table (runs on the blocking pool).
-    pub(super) fn create_lake_table(&self, meta: &TableMeta) -> Result<()> {
+    /// Creates the lake table of a new lake-enabled table (runs on the blocking pool).
+    pub(super) fn create_lake_table(&self, meta: &std::sync::Arc<TableMeta>) -> Result<()> {
         #[cfg(feature = "lake")]
         if let Some(lake) = self.lake.get() {
             if crate::lake::lake_enabled(meta) {
