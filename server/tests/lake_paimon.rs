@@ -1,9 +1,9 @@
 //! Paimon tiering (`datalake.format = paimon`) of a partitioned log table with a bucket key, a
 //! log table without one, a primary-key table with updates and deletes, a partitioned one, and
-//! a table of every scalar type: the Paimon tables'
-//! layout (columns incl. the system columns, primary and partition keys, `bucket`,
-//! `bucket-key`, `changelog-producer`), their rows per bucket and partition, the primary-key
-//! table's merged state, what GetLakeSnapshot answers, and all of it across a restart. The
+//! a table of every scalar type: the Paimon tables' layout (columns and types incl. the system
+//! columns, primary and partition keys, `bucket`, `bucket-key`, `changelog-producer`), their
+//! rows per bucket and partition, the primary-key tables' merged state, what GetLakeSnapshot
+//! answers, and all of it across a restart. The
 //! tables are read back with the paimon crate and, when RIVERLET_PAIMON_JAVA_CP holds the
 //! classpath of tests/paimon-java (tests/paimon-java/run.sh sets it), with Apache Paimon's own
 //! Java library, which also checks each row's bucket against Paimon's bucket function.
