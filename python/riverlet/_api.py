@@ -149,7 +149,8 @@ class LocalServer:
     def commit_lake(self) -> None:
         """Commits the new rows of every lake-enabled table to the lake now (as the
         ``table.datalake.freshness`` rounds do); returns once committed. The server needs the
-        ``datalake.format`` (``iceberg``) and ``datalake.iceberg.warehouse`` options."""
+        ``datalake.format`` (``iceberg`` or ``paimon``) option and the format's warehouse
+        (``datalake.iceberg.warehouse`` or ``datalake.paimon.warehouse``)."""
         self._native.commit_lake()
 
     def connect(self, **options: Any) -> "Connection":

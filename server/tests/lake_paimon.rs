@@ -1,8 +1,9 @@
 //! Paimon tiering (`datalake.format = paimon`) of a partitioned log table with a bucket key, a
-//! log table without one and a primary-key table with updates and deletes: the Paimon tables'
-//! layout (columns incl. the system columns, primary and partition keys, `bucket`,
-//! `bucket-key`, `changelog-producer`), their rows per bucket and partition, the primary-key
-//! table's merged state, what GetLakeSnapshot answers, and all of it across a restart. The
+//! log table without one, a primary-key table with updates and deletes, a partitioned one, and
+//! a table of every scalar type: the Paimon tables' layout (columns and types incl. the system
+//! columns, primary and partition keys, `bucket`, `bucket-key`, `changelog-producer`), their
+//! rows per bucket and partition, the primary-key tables' merged state, what GetLakeSnapshot
+//! answers, and all of it across a restart. The
 //! tables are read back with the paimon crate and, when RIVERLET_PAIMON_JAVA_CP holds the
 //! classpath of tests/paimon-java (tests/paimon-java/run.sh sets it), with Apache Paimon's own
 //! Java library, which also checks each row's bucket against Paimon's bucket function.
@@ -1017,4 +1018,118 @@ fn every_scalar_fluss_type_lands_as_fluss_maps_it() {
 
 fn admin_create(conn: &Connection, name: &str, d: &TableDescriptor) {
     conn.admin().create_table(&path(name), d, false).unwrap();
+}
+
+#[test]
+fn a_partitioned_primary_key_table_keeps_its_partitions_and_latest_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = std::fs::canonicalize(dir.path()).unwrap().join("paimon");
+    let server = start(lake_config(dir.path()));
+    let conn = Connection::connect_to(&server.bootstrap_servers()).unwrap();
+    let admin = conn.admin();
+    admin.create_database(DB, true).unwrap();
+    let s = Schema::builder()
+        .column("sku", DataType::int().not_null())
+        .column("dt", DataType::string().not_null())
+        .column("qty", DataType::bigint())
+        .primary_key(["sku", "dt"])
+        .build()
+        .unwrap();
+    // no bucket key given: Fluss's default, the primary key minus the partition keys
+    let d = lake_props(
+        TableDescriptor::builder(s)
+            .partitioned_by(["dt"])
+            .distributed_by(Some(2), Vec::<String>::new()),
+    );
+    admin.create_table(&path("stock"), &d, false).unwrap();
+    for day in DAYS {
+        let spec = riverlet::metadata::PartitionSpec::new([("dt", day)]);
+        admin.create_partition(&path("stock"), &spec, true).unwrap();
+    }
+    let t = conn.table(&path("stock")).unwrap();
+    let row = |sku: i32, day: &str, qty: i64| {
+        vec![
+            Datum::Int(sku),
+            Datum::String(day.to_string()),
+            Datum::BigInt(qty),
+        ]
+    };
+    let w = t.new_upsert_writer(None).unwrap();
+    for sku in 1..=6 {
+        w.upsert_rows(&[row(sku, DAYS[0], sku as i64 * 10)])
+            .unwrap();
+        w.upsert_rows(&[row(sku, DAYS[1], sku as i64)]).unwrap();
+    }
+    w.flush().unwrap();
+    server.commit_lake().unwrap();
+    w.upsert_rows(&[row(1, DAYS[0], 11)]).unwrap();
+    w.delete_rows(&[row(2, DAYS[0], 0)]).unwrap();
+    w.delete_rows(&[row(5, DAYS[1], 0)]).unwrap();
+    w.upsert_rows(&[row(7, DAYS[1], 7)]).unwrap();
+    w.upsert_rows(&[row(6, DAYS[1], 66)]).unwrap();
+    w.close().unwrap();
+    server.commit_lake().unwrap();
+    // the state written, spelled out: (sku, day) -> qty
+    let want: BTreeMap<(i32, String), i64> = [
+        ((1, DAYS[0]), 11),
+        ((3, DAYS[0]), 30),
+        ((4, DAYS[0]), 40),
+        ((5, DAYS[0]), 50),
+        ((6, DAYS[0]), 60),
+        ((1, DAYS[1]), 1),
+        ((2, DAYS[1]), 2),
+        ((3, DAYS[1]), 3),
+        ((4, DAYS[1]), 4),
+        ((6, DAYS[1]), 66),
+        ((7, DAYS[1]), 7),
+    ]
+    .into_iter()
+    .map(|((k, d), q)| ((k, d.to_string()), q))
+    .collect();
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut readers = vec![(
+        "the paimon crate",
+        rt.block_on(read_with_crate(&warehouse, "stock")),
+    )];
+    if let Some(mut java) = read_with_java(&warehouse, &["stock"]) {
+        readers.push(("Apache Paimon (Java)", java.remove("stock").unwrap()));
+    }
+    let (snapshot_id, offsets) = lake_snapshot(&conn, "stock");
+    assert_eq!(offsets, end_offsets(&conn, "stock", &DAYS));
+    for (reader, lake) in readers {
+        assert_eq!(lake.primary_keys, ["sku", "dt"], "{reader}");
+        assert_eq!(lake.partition_keys, ["dt"], "{reader}");
+        assert_eq!(lake.options.get("bucket").map(String::as_str), Some("2"));
+        assert_eq!(
+            lake.options.get("bucket-key").map(String::as_str),
+            Some("sku")
+        );
+        assert_eq!(
+            lake.options.get("changelog-producer").map(String::as_str),
+            Some("input")
+        );
+        assert_eq!(lake.snapshot.as_ref().unwrap().0, snapshot_id, "{reader}");
+        let mut got = BTreeMap::new();
+        for r in &lake.rows {
+            let bucket: i32 = lake.value(r, "__bucket").parse().unwrap();
+            assert_eq!(r.split_bucket, bucket, "{reader}: {r:?}");
+            if let Some(pb) = r.paimon_bucket {
+                assert_eq!(
+                    pb, bucket,
+                    "{reader}: Paimon's bucket function disagrees: {r:?}"
+                );
+            }
+            assert_eq!(r.partition, lake.value(r, "dt"), "{reader}: {r:?}");
+            let key = (lake.value(r, "sku").parse().unwrap(), lake.value(r, "dt"));
+            let qty: i64 = lake.value(r, "qty").parse().unwrap();
+            assert!(got.insert(key, qty).is_none(), "{reader}: a key twice");
+        }
+        assert_eq!(got, want, "{reader}: the latest state");
+    }
+    conn.close().unwrap();
+    server.shutdown().unwrap();
 }

@@ -1,6 +1,7 @@
 //! The server side of `table.datalake.enabled`: refusing lake tables without a lake (as Fluss
-//! does), creating their lake table (Iceberg or Paimon) with the Fluss table, and the commit rounds of
-//! [`crate::lake`] (periodic, every table's `table.datalake.freshness`, or on demand).
+//! does), creating their lake table (Iceberg or Paimon) with the Fluss table, and the commit
+//! rounds of [`crate::lake`] (periodic, every table's `table.datalake.freshness`, or on
+//! demand).
 
 use riverlet::error::codes as error_codes;
 use riverlet::Result;

@@ -113,7 +113,7 @@ pub struct Server {
     leases: Mutex<kv_leases::Leases>,
     /// `remote.data.dir`, opened (log segments are tiered there when set).
     pub remote: Option<riverlet::remote::RemoteDir>,
-    /// The Iceberg lake of `datalake.format` (set once at start-up, when configured).
+    /// The lake of `datalake.format`, Iceberg or Paimon (set once at start-up, when configured).
     #[cfg(feature = "lake")]
     pub lake: OnceLock<Arc<crate::lake::Lake>>,
 }

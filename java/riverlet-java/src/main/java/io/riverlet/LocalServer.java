@@ -85,7 +85,8 @@ public final class LocalServer implements AutoCloseable {
   /**
    * Commits the new rows of every lake-enabled table to the lake now (what the {@code
    * table.datalake.freshness} rounds do periodically); returns once committed. The server needs
-   * the options {@code datalake.format} ({@code iceberg}) and {@code datalake.iceberg.warehouse}.
+   * the option {@code datalake.format} ({@code iceberg} or {@code paimon}) and the format's
+   * warehouse ({@code datalake.iceberg.warehouse} or {@code datalake.paimon.warehouse}).
    */
   public void commitLake() {
     handle.run(NativeMethods::serverCommitLake);
