@@ -126,6 +126,15 @@ start_iceberg_rest() {
 trap '[ -f "$ICEBERG_REST_DIR/server.pid" ] && kill "$(cat "$ICEBERG_REST_DIR/server.pid")" 2>/dev/null; rm -f "$RUN_LOG"' EXIT
 run_suite "iceberg REST catalog server (REST lake test)" start_iceberg_rest
 
+# Apache Paimon's Java reader (paimon-bundle 1.3.1 from Maven Central, tests/paimon-java): the
+# independent reader of the Paimon tables the embedded server tiers to
+# (server/tests/lake_paimon.rs), which reports its Java checks skipped without it.
+paimon_java_classpath() {
+  RIVERLET_PAIMON_JAVA_CP=$(bash tests/paimon-java/run.sh --classpath) || return 1
+  export RIVERLET_PAIMON_JAVA_CP
+}
+run_suite "paimon-bundle classpath (Paimon's Java reader of the lake tests)" paimon_java_classpath
+
 # The Rust side first: lint, build, unit and integration tests against the embedded server.
 run_suite "cargo fmt" cargo fmt --all -- --check
 run_suite "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings

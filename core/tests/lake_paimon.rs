@@ -158,7 +158,10 @@ async fn paimon_primary_key_union_read_lets_the_log_win_by_key() {
     server.commit_lake().unwrap();
     let at_commit = kv_expected(&[(1, "a1"), (2, "b2"), (4, "a4")]);
     // $lake: the lake's merged state at the commit, one row per key.
-    assert_eq!(rows_of(&read(&conn, &format!("{name}$lake"), &all).await), at_commit);
+    assert_eq!(
+        rows_of(&read(&conn, &format!("{name}$lake"), &all).await),
+        at_commit
+    );
 
     // Changes after the commit: only in the log. They win by key; a delete removes the key.
     upsert(&table, &[(1, "c1"), (5, "c5"), (3, "c3")]).await;

@@ -33,7 +33,8 @@ pub async fn pk_table_with(
         .primary_key(["k"])
         .build()
         .unwrap();
-    let mut d = TableDescriptor::builder(schema).distributed_by(Some(buckets), Vec::<String>::new());
+    let mut d =
+        TableDescriptor::builder(schema).distributed_by(Some(buckets), Vec::<String>::new());
     for (k, v) in properties {
         d = d.property(*k, *v);
     }
