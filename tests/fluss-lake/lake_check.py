@@ -1,20 +1,22 @@
 """Riverlet's side of tests/fluss-cluster/run-fluss-tiered-lake.sh: writes the rows, waits for
-Apache Fluss's own tiering service to commit them to the Iceberg lake, reads the tables back
-with Riverlet (union read, `$lake`) and compares them with the rows written and with what
-Fluss's Flink connector returned (StatementRunner's output).
+Apache Fluss's own tiering service to commit them to the lake (Iceberg or Paimon), reads the
+tables back with Riverlet (union read, `$lake`) and compares them with the rows written and
+with what Fluss's Flink connector returned (StatementRunner's output).
 
   lake_check.py write BOOTSTRAP DB PHASE        phase 1, 2 or 3 of the rows (below)
-  lake_check.py wait BOOTSTRAP DB TABLE WAREHOUSE TIERING_LOG TIMEOUT
-        until the table's latest Iceberg snapshot (a Fluss tiering commit: its summary names
-        the `fluss-offsets` file) holds every record of the table's log (the file's bucket
-        offsets add up to the records of the changelog (Table.changelog)), and Fluss answers that snapshot to
-        the tiering job's GetLakeSnapshot (its "Last committed lake table snapshot" line)
-  lake_check.py check BOOTSTRAP DB FLINK_OUT [JAVA_OUT]
+  lake_check.py wait FORMAT BOOTSTRAP DB TABLE WAREHOUSE TIERING_LOG TIMEOUT
+        until the table's newest lake snapshot that is a Fluss tiering commit (an Iceberg
+        snapshot whose summary, or a Paimon snapshot whose properties, name the
+        `fluss-offsets` file) holds every record of the table's log (the file's bucket
+        offsets add up to the records of the changelog (Table.changelog)), and Fluss answers
+        that snapshot to the tiering job's GetLakeSnapshot (its "Last committed lake table
+        snapshot" line); FORMAT is iceberg (a Hadoop catalog) or paimon (a filesystem catalog)
+  lake_check.py check FORMAT BOOTSTRAP DB FLINK_OUT [JAVA_OUT]
         Riverlet's reads (Python; and Java's, JavaRead.java's output, when given) against the
         rows written and against Fluss's Flink connector; exits 1 on any difference
 
-  lake_check.py lake-used BOOTSTRAP DB WAREHOUSE
-        proof that Riverlet's union read of `logs` reads the Iceberg files Fluss wrote (their
+  lake_check.py lake-used FORMAT BOOTSTRAP DB WAREHOUSE
+        proof that Riverlet's union read of `logs` reads the lake files Fluss wrote (their
         rows are also still in the Fluss log, so equal rows alone cannot tell): with one of the
         table's data files moved away the read must fail naming it; moved back, it reads all
 
@@ -25,15 +27,17 @@ written, never from a read):
                                 so a read needs the lake and the log)
   pk (primary key id, 2 buckets): phase 1 upserts ids 1..20; phase 2 upserts ids 15..24 with
                                 new values and deletes ids 1, 2 (tiered too: the lake then has
-                                Iceberg delete files); phase 3 upserts ids 5, 25 and deletes 3
-                                (log only)
+                                Iceberg delete files, or Paimon level-0 files holding -D rows
+                                that a merge-on-read drops); phase 3 upserts ids 5, 25 and
+                                deletes 3 (log only)
 
 Fluss 0.9.1's own batch union read of an Iceberg primary-key table whose buckets have rows in
 both the lake and the log fails: its Iceberg lake source has no sorted reader, so the
 sort-merge of lake and log rows has no comparator (NullPointerException in
 SortMergeReader$ConcatRecordIterator; Fluss's docs say Iceberg union reads of PK tables need
-one). `check` reports exactly that error as a known Fluss limitation; any other answer of
-Flink's `SELECT * FROM pk` must equal the rows written.
+one). `check iceberg` reports exactly that error as a known Fluss limitation; any other answer
+of Flink's `SELECT * FROM pk` must equal the rows written. Paimon's lake source has a sorted
+reader, so with `check paimon` Fluss's union read of `pk` must equal the rows written.
 """
 
 from __future__ import annotations
@@ -129,8 +133,12 @@ def write(bootstrap: str, db: str, phase: int) -> None:
           f"{len(upserts)} upserts, {len(deletes)} deletes")
 
 
-def latest_snapshot(warehouse: str, db: str, table: str):
-    """The current snapshot of the Iceberg table in the Hadoop catalog, or None."""
+FORMATS = ("iceberg", "paimon")
+
+
+def iceberg_tiered_snapshot(warehouse: str, db: str, table: str):
+    """(snapshot id, fluss-offsets path) of the current snapshot of the Iceberg table in the
+    Hadoop catalog when Fluss's tiering committed it, else None."""
     meta = os.path.join(warehouse, db, table, "metadata")
     try:
         version = open(os.path.join(meta, "version-hint.text")).read().strip()
@@ -138,26 +146,54 @@ def latest_snapshot(warehouse: str, db: str, table: str):
     except (OSError, ValueError):
         return None
     cur = m.get("current-snapshot-id")
-    return next((s for s in m.get("snapshots", []) if s["snapshot-id"] == cur), None)
+    snap = next((s for s in m.get("snapshots", []) if s["snapshot-id"] == cur), None)
+    if snap and "fluss-offsets" in snap["summary"]:
+        return snap["snapshot-id"], snap["summary"]["fluss-offsets"]
+    return None
 
 
-def wait(bootstrap: str, db: str, table: str, warehouse: str, tiering_log: str,
+def paimon_tiered_snapshot(warehouse: str, db: str, table: str):
+    """(snapshot id, fluss-offsets path) of the newest snapshot of the Paimon table in the
+    filesystem catalog (`<warehouse>/<db>.db/<table>/snapshot/snapshot-<id>`, JSON) that Fluss's
+    tiering committed (commit user `__fluss_lake_tiering`, property `fluss-offsets`), else None.
+    The snapshot files are listed rather than read through the `LATEST` hint, which Paimon
+    writes after the snapshot and may lag behind it."""
+    snap_dir = os.path.join(warehouse, f"{db}.db", table, "snapshot")
+    try:
+        ids = sorted((int(n[len("snapshot-"):]) for n in os.listdir(snap_dir)
+                      if re.fullmatch(r"snapshot-\d+", n)), reverse=True)
+    except OSError:
+        return None
+    for sid in ids:
+        try:
+            snap = json.load(open(os.path.join(snap_dir, f"snapshot-{sid}")))
+        except (OSError, ValueError):  # being written, or expired since the listing
+            continue
+        props = snap.get("properties") or {}
+        if snap.get("commitUser") == "__fluss_lake_tiering" and "fluss-offsets" in props:
+            return snap["id"], props["fluss-offsets"]
+    return None
+
+
+def wait(fmt: str, bootstrap: str, db: str, table: str, warehouse: str, tiering_log: str,
          timeout: float) -> None:
+    tiered_snapshot = iceberg_tiered_snapshot if fmt == "iceberg" else paimon_tiered_snapshot
     conn = connect(bootstrap)
     records = conn.table(f"{db}.{table}").changelog().num_rows
     conn.close()
     deadline = time.time() + timeout
     last = None
     while time.time() < deadline:
-        snap = latest_snapshot(warehouse, db, table)
-        if snap and "fluss-offsets" in snap["summary"]:
-            offsets = json.load(open(snap["summary"]["fluss-offsets"]))
+        snap = tiered_snapshot(warehouse, db, table)
+        if snap:
+            snapshot_id, offsets_file = snap
+            offsets = json.load(open(offsets_file))
             tiered = sum(o for o in offsets.get("bucket_offsets", []) if o > 0)
-            last = (snap["snapshot-id"], tiered)
+            last = (snapshot_id, tiered)
             pattern = re.compile(r"Last committed lake table snapshot info is:LakeSnapshot\{"
-                                 rf"snapshotId={snap['snapshot-id']},")
+                                 rf"snapshotId={snapshot_id},")
             if tiered == records and any(pattern.search(l) for l in open(tiering_log)):
-                print(f"lake_check: {db}.{table}: lake snapshot {snap['snapshot-id']} holds "
+                print(f"lake_check: {db}.{table}: {fmt} snapshot {snapshot_id} holds "
                       f"all {records} log records, and Fluss reports it")
                 return
         time.sleep(1)
@@ -202,7 +238,7 @@ def flink_blocks(path: str) -> dict:
     return out
 
 
-def check(bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None:
+def check(fmt: str, bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None:
     conn = connect(bootstrap)
     flink = flink_blocks(flink_out)
     java = flink_blocks(java_out) if java_out else None
@@ -236,7 +272,7 @@ def check(bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None
         if java is not None:
             compare(f"Riverlet Java read of {name} == rows written", java.get(name, []), written)
         theirs = flink_of(f"SELECT * FROM {name}")
-        if name == "pk" and theirs == [KNOWN_PK_UNION_ERROR]:
+        if fmt == "iceberg" and name == "pk" and theirs == [KNOWN_PK_UNION_ERROR]:
             print(f"lake_check: KNOWN FLUSS 0.9.1 LIMITATION: Fluss Flink SELECT * FROM pk: "
                   f"{theirs[0]}")
             continue
@@ -259,9 +295,12 @@ def check(bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None
     print("lake_check: all reads equal")
 
 
-def lake_used(bootstrap: str, db: str, warehouse: str) -> None:
-    files = sorted(glob.glob(os.path.join(warehouse, db, "logs", "data", "**", "*.parquet"),
-                             recursive=True))
+def lake_used(fmt: str, bootstrap: str, db: str, warehouse: str) -> None:
+    # Iceberg (Hadoop catalog): <db>/logs/data/...; Paimon (filesystem catalog):
+    # <db>.db/logs/bucket-0/... (the log table has no bucket key: a bucket-unaware append table).
+    table_dir = (os.path.join(warehouse, db, "logs", "data") if fmt == "iceberg"
+                 else os.path.join(warehouse, f"{db}.db", "logs"))
+    files = sorted(glob.glob(os.path.join(table_dir, "**", "*.parquet"), recursive=True))
     if not files:
         raise SystemExit(f"lake_check: no data files of {db}.logs under {warehouse}")
     moved = files[0] + ".moved"
@@ -288,12 +327,12 @@ def lake_used(bootstrap: str, db: str, warehouse: str) -> None:
 def main(argv: list) -> None:
     if len(argv) >= 4 and argv[0] == "write":
         write(argv[1], argv[2], int(argv[3]))
-    elif len(argv) == 7 and argv[0] == "wait":
-        wait(argv[1], argv[2], argv[3], argv[4], argv[5], float(argv[6]))
-    elif len(argv) == 4 and argv[0] == "lake-used":
-        lake_used(argv[1], argv[2], argv[3])
-    elif len(argv) in (4, 5) and argv[0] == "check":
-        check(argv[1], argv[2], argv[3], argv[4] if len(argv) == 5 else None)
+    elif len(argv) == 8 and argv[0] == "wait" and argv[1] in FORMATS:
+        wait(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], float(argv[7]))
+    elif len(argv) == 5 and argv[0] == "lake-used" and argv[1] in FORMATS:
+        lake_used(argv[1], argv[2], argv[3], argv[4])
+    elif len(argv) in (5, 6) and argv[0] == "check" and argv[1] in FORMATS:
+        check(argv[1], argv[2], argv[3], argv[4], argv[5] if len(argv) == 6 else None)
     else:
         raise SystemExit(__doc__)
 
