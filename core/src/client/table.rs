@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::Connection;
-use crate::metadata::table::{keys, split_table_name, ViewKind};
+use crate::metadata::table::{split_table_name, ViewKind};
 use crate::metadata::{DataType, Schema, TableInfo, TablePath};
 use crate::{Error, ErrorKind, Result};
 
@@ -55,23 +55,38 @@ impl TableView {
 
     /// The schema of this view of table `info`, in Fluss types (Fluss's system tables): the
     /// table's own for `Table`; for `Lake` the table's columns then `__bucket` INT, `__offset`
-    /// BIGINT, `__timestamp` TIMESTAMP_LTZ(3); for `LakeSnapshots` `committed_at`
-    /// TIMESTAMP_LTZ(3), `snapshot_id` BIGINT, `parent_id` BIGINT (null for the first),
-    /// `operation` STRING. Reads of a view return [`Schema::to_arrow`] of it, like reads of a
+    /// BIGINT, `__timestamp` TIMESTAMP_LTZ(3); for `LakeSnapshots` of an Iceberg lake
+    /// `committed_at` TIMESTAMP_LTZ(3), `snapshot_id` BIGINT, `parent_id` BIGINT (null for the
+    /// first), `operation` STRING, and of a Paimon lake the columns of Paimon's `t$snapshots`
+    /// (`snapshot_id`, `schema_id`, `commit_user`, `commit_identifier`, `commit_kind`,
+    /// `commit_time` TIMESTAMP(3), the manifest lists, the record counts, `watermark`). Reads of a view return [`Schema::to_arrow`] of it, like reads of a
     /// table. A lake view of a table that is not lake-enabled does not exist (`NotFound`, as
     /// with Fluss).
     pub fn schema(self, info: &TableInfo) -> Result<Schema> {
         if self == TableView::Table {
             return Ok(info.schema().clone());
         }
-        let enabled = info
-            .descriptor
-            .property(keys::DATALAKE_ENABLED)
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        if !enabled {
+        if !info.descriptor.lake_enabled() {
             return Err(not_lake_enabled(info, self));
         }
+        let paimon = info.descriptor.datalake_format().as_deref() == Some("paimon");
         let b = match self {
+            // Paimon's own `t$snapshots` system table, which Fluss maps `t$lake$snapshots` to
+            // for a Paimon lake (Paimon's SnapshotsTable columns).
+            TableView::LakeSnapshots if paimon => Schema::builder()
+                .column("snapshot_id", DataType::bigint().not_null())
+                .column("schema_id", DataType::bigint().not_null())
+                .column("commit_user", DataType::string().not_null())
+                .column("commit_identifier", DataType::bigint().not_null())
+                .column("commit_kind", DataType::string().not_null())
+                .column("commit_time", DataType::timestamp(3).not_null())
+                .column("base_manifest_list", DataType::string().not_null())
+                .column("delta_manifest_list", DataType::string().not_null())
+                .column("changelog_manifest_list", DataType::string())
+                .column("total_record_count", DataType::bigint())
+                .column("delta_record_count", DataType::bigint())
+                .column("changelog_record_count", DataType::bigint())
+                .column("watermark", DataType::bigint()),
             TableView::LakeSnapshots => Schema::builder()
                 .column("committed_at", DataType::timestamp_ltz(3).not_null())
                 .column("snapshot_id", DataType::bigint().not_null())

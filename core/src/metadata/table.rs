@@ -208,6 +208,12 @@ impl ViewKind {
     }
 }
 
+/// Whether a `table.datalake.enabled` value (None: not set) turns the lake on; see
+/// [`TableDescriptor::lake_enabled`]. Public for descriptors the server holds only as JSON.
+pub fn lake_enabled_value(v: Option<&str>) -> bool {
+    v.is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
 /// Splits a table name into the name of the table it belongs to and what it names of that
 /// table: `orders` is (`orders`, `Table`), `orders$changelog` (`orders`, `Changelog`),
 /// `orders$lake` (`orders`, `Lake`), `orders$lake$snapshots` (`orders`, `LakeSnapshots`).
@@ -802,6 +808,13 @@ impl TableDescriptor {
         self.property(keys::MERGE_ENGINE)
             .map(MergeEngine::parse)
             .transpose()
+    }
+
+    /// Whether the table is lake-enabled: `table.datalake.enabled = true` (case-insensitive,
+    /// as Fluss's boolean options). The one place the rule lives: the reader's union plan, the
+    /// lake views, the lake reads, and the server's tiering all ask this.
+    pub fn lake_enabled(&self) -> bool {
+        lake_enabled_value(self.property(keys::DATALAKE_ENABLED))
     }
 
     /// `table.datalake.format`, lower-cased (None when not set).

@@ -356,7 +356,8 @@ impl Subscription {
                 let offset = if let Some(o) = explicit.get(bucket) {
                     *o
                 } else if pk_full {
-                    let (batches, log_offset) = latest_view_bucket(&table, &read, None).await?;
+                    let (batches, log_offset) =
+                        latest_view_bucket(&table, &read, None, None).await?;
                     for b in batches {
                         let rows = project_cols(&b, &out_cols, &schema)?;
                         pending.push_back(ChangeBatch {

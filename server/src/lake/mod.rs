@@ -170,9 +170,7 @@ fn lake_err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Error {
 
 /// `table.datalake.enabled = true`.
 pub fn lake_enabled(meta: &TableMeta) -> bool {
-    meta.descriptor
-        .property(riverlet::metadata::table::keys::DATALAKE_ENABLED)
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    meta.descriptor.lake_enabled()
 }
 
 /// `table.datalake.freshness` of a table (Fluss's default 3 min).

@@ -10,10 +10,11 @@ use crate::catalog::TableMeta;
 
 /// `table.datalake.enabled = true` in a table descriptor JSON's properties.
 fn json_lake_enabled(v: &serde_json::Value) -> bool {
-    v.get("properties")
-        .and_then(|p| p.get(riverlet::metadata::table::keys::DATALAKE_ENABLED))
-        .and_then(|e| e.as_str())
-        .is_some_and(|e| e.trim().eq_ignore_ascii_case("true"))
+    riverlet::metadata::table::lake_enabled_value(
+        v.get("properties")
+            .and_then(|p| p.get(riverlet::metadata::table::keys::DATALAKE_ENABLED))
+            .and_then(|e| e.as_str()),
+    )
 }
 
 impl Server {

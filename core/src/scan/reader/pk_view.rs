@@ -151,7 +151,9 @@ pub(crate) fn values_to_batch(table: &Table, values: &[&[u8]]) -> Result<RecordB
 /// The latest view of one bucket of a primary-key table (rows of the full table schema), and
 /// the log offset it reflects: changes from that offset on are not in it.
 ///
-/// Two paths, chosen by what the bucket's leader offers:
+/// With `lake` (a union read, see `plan::pk_union_candidate`): the bucket's merged state in
+/// that lake snapshot with the changelog from the snapshot's offset folded over it, as
+/// Fluss's batch union read. Otherwise two paths, chosen by what the bucket's leader offers:
 /// - **ScanKv** (API 1061; Apache Fluss 1.0 and riverlet-server): the server scans its KV
 ///   state.
 /// - **Changelog replay** (Apache Fluss 0.9.x, which has no ScanKv): what Fluss's own
@@ -168,8 +170,12 @@ pub(crate) async fn latest_view_bucket(
     table: &Table,
     b: &BucketRead,
     limit: Option<i64>,
+    lake: Option<&crate::client::LakeSnapshot>,
 ) -> Result<(Vec<RecordBatch>, i64)> {
     let info = &table.info;
+    if let Some(lake) = lake {
+        return lake_union_bucket(table, b, lake).await;
+    }
     let conn = table
         .conn
         .leader(info.table_id, b.partition_id, b.bucket)
@@ -221,6 +227,54 @@ pub(crate) async fn latest_view_bucket(
     }
     let batches = fold_full_rows(table, b, start, end, base).await?;
     Ok((batches, end.max(start)))
+}
+
+/// One bucket of a primary-key union read: its merged state in the lake snapshot, with the
+/// changelog from the snapshot's offset for the bucket (0 when the lake has none of it) to the
+/// high watermark folded over it. The log must still hold that offset: otherwise changes
+/// between the lake and the log are gone, and the read is an `Unsupported` error.
+#[cfg(feature = "lake")]
+async fn lake_union_bucket(
+    table: &Table,
+    b: &BucketRead,
+    lake: &crate::client::LakeSnapshot,
+) -> Result<(Vec<RecordBatch>, i64)> {
+    let start = lake.start_offset(b.partition_id, b.bucket);
+    let (earliest, end) = log_bounds(table, b).await?;
+    if start < earliest {
+        return Err(Error::unsupported(format!(
+            "union read of {} of primary-key table '{}': lake snapshot {} holds its changes \
+             before offset {start}, but its log now starts at {earliest}, so the changes \
+             between are gone",
+            b.describe(),
+            table_name(table),
+            lake.snapshot_id
+        )));
+    }
+    let full = table.info.schema().to_arrow();
+    let base = crate::lake::bucket_state(
+        table,
+        lake.snapshot_id,
+        b.partition_name.as_deref(),
+        b.bucket,
+        &full,
+        &table.view_name(),
+    )
+    .await?;
+    let batches = fold_full_rows(table, b, start, end, base).await?;
+    Ok((batches, end.max(start)))
+}
+
+/// Without feature `lake` no plan has a lake snapshot.
+#[cfg(not(feature = "lake"))]
+async fn lake_union_bucket(
+    _: &Table,
+    _: &BucketRead,
+    _: &crate::client::LakeSnapshot,
+) -> Result<(Vec<RecordBatch>, i64)> {
+    Err(Error::internal(
+        "a union read planned without the lake feature",
+    ))
 }
 
 /// `[start, end)` of one bucket's changelog folded per key over `base`, full table schema.
@@ -335,7 +389,8 @@ pub(super) async fn read_kv_bucket(
     b: &BucketRead,
     emit: &mut Emitter,
 ) -> Result<bool> {
-    let (batches, _) = latest_view_bucket(&plan.table, b, kv_limit(plan, emit)).await?;
+    let (batches, _) =
+        latest_view_bucket(&plan.table, b, kv_limit(plan, emit), plan.kv_lake.as_ref()).await?;
     for batch in batches {
         let out = finish_batch(plan, batch)?;
         if !emit.emit(out).await {

@@ -80,6 +80,10 @@ pub(crate) struct Plan {
     /// A union read: the lake snapshot whose rows come first (each bucket's log is then read
     /// from the offset it recorded). Never set for a time-range read.
     pub lake_snapshot: Option<i64>,
+    /// A primary-key table's union read: the lake snapshot whose merged state of each bucket
+    /// the bucket's changelog from the recorded offset is folded over (see
+    /// [`pk_union_candidate`]).
+    pub kv_lake: Option<crate::client::LakeSnapshot>,
     /// The buckets a union read's lake rows are kept of (None: all).
     pub lake_buckets: Option<Vec<i32>>,
     /// The caller keeps every batch (see `ReadRequest::keep_batches`).
@@ -94,11 +98,27 @@ pub(crate) struct Plan {
 pub(crate) fn union_candidate(table: &Table) -> bool {
     table.view == crate::client::TableView::Table
         && !table.info.descriptor.has_primary_key()
-        && table
-            .info
-            .descriptor
-            .property(crate::metadata::table::keys::DATALAKE_ENABLED)
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        && table.info.descriptor.lake_enabled()
+}
+
+/// Whether the latest view of `table` is a union read when the table has a lake snapshot: a
+/// lake-enabled primary-key table opened as itself whose lake merges rows by key (Paimon).
+/// As Fluss's batch union read: each bucket's lake state with the changelog after the lake's
+/// offset folded over it, the log winning by key (a delete removes the key). The latest view
+/// is the same with or without the lake; reading it this way needs no ScanKv, and no
+/// changelog from offset 0 on Apache Fluss 0.9.x.
+pub(crate) fn pk_union_candidate(table: &Table) -> bool {
+    #[cfg(feature = "lake")]
+    {
+        table.view == crate::client::TableView::Table
+            && table.info.descriptor.has_primary_key()
+            && crate::lake::merges_by_key(&table.info)
+    }
+    #[cfg(not(feature = "lake"))]
+    {
+        let _ = table;
+        false
+    }
 }
 
 /// The latest lake snapshot of a union read (None: the table has none yet, read the log only).
@@ -352,6 +372,11 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
     } else {
         None
     };
+    let kv_lake = if mode == Mode::Kv && pk_union_candidate(&table) {
+        union_snapshot(&table).await?
+    } else {
+        None
+    };
     if lake.is_some() && b.partitions.is_some() && info.descriptor.is_partitioned() {
         // The lake half would need the partitions' Iceberg filter; refuse rather than return
         // the lake rows of every partition.
@@ -445,6 +470,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         warnings,
         snapshots,
         lake_buckets,
+        kv_lake,
         keep_batches: b.keep_batches,
         lake_snapshot: lake.map(|s| s.snapshot_id),
         expected_rows,

@@ -1,0 +1,547 @@
+//! The Paimon half of the lake reads: the catalog a lake-enabled table's
+//! `table.datalake.paimon.*` properties name (Paimon's filesystem catalog on local disk or S3,
+//! or a REST catalog: the paimon crate's `metastore` option), the rows of a snapshot (the
+//! crate merges a primary-key table's files by key as Paimon does, so a read is the lake's
+//! latest state per key), and the snapshots as Paimon's `t$snapshots` lists them.
+//!
+//! Fluss lays a table out in Paimon as `<database>.<table>`, with its columns and then
+//! `__bucket`, `__offset`, `__timestamp`; a table with a bucket key keeps each Fluss bucket in
+//! the Paimon bucket of the same number, one without writes every bucket to Paimon bucket 0
+//! and keeps the Fluss bucket only in `__bucket`. A read of some buckets therefore keeps the
+//! splits of those Paimon buckets when the table has fixed buckets, and then, in every layout,
+//! the rows whose `__bucket` is one of them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::SchemaRef;
+use futures::stream::BoxStream;
+use futures::StreamExt as _;
+use paimon::catalog::Identifier;
+use paimon::{Catalog, CatalogFactory, Options};
+
+use super::{bridge, conform, lake_err, of_buckets, snapshots_schema, LakeFormat, SYSTEM_COLUMNS};
+use crate::client::Table;
+use crate::{Error, ErrorKind, Result};
+
+/// The prefix of the Paimon catalog properties in a lake-enabled table's info (Fluss's
+/// `table.datalake.<format>.*`, format paimon).
+pub const PAIMON_PROPERTY_PREFIX: &str = "table.datalake.paimon.";
+
+/// A paimon error as a Riverlet error naming `what`: a missing database, table or snapshot is
+/// `NotFound`, a feature the crate lacks `Unsupported`, a bad option `InvalidArgument`, a
+/// storage failure `Network`, anything else `Internal`.
+pub fn paimon_err(what: impl std::fmt::Display, e: paimon::Error) -> Error {
+    use paimon::Error as P;
+    let kind = match &e {
+        P::DatabaseNotExist { .. } | P::TableNotExist { .. } | P::SnapshotNotExist { .. } => {
+            ErrorKind::NotFound
+        }
+        P::Unsupported { .. } | P::IoUnsupported { .. } => ErrorKind::Unsupported,
+        P::ConfigInvalid { .. } | P::IdentifierInvalid { .. } => ErrorKind::InvalidArgument,
+        P::IoUnexpected { .. } => ErrorKind::Network,
+        _ => ErrorKind::Internal,
+    };
+    Error::new(kind, format!("lake read: {what}: {e}"))
+}
+
+/// Opens the Paimon catalog the properties name (a lake-enabled table's
+/// `table.datalake.paimon.*` properties without their prefix, or the embedded server's
+/// `datalake.paimon.*` options), with Paimon's option names, as Fluss hands them over:
+/// `metastore` (`filesystem`, the default, or `rest`), `warehouse` (a local path, `file://`
+/// or `s3://` URL), and the storage's own options (`s3.endpoint`, `s3.access-key`,
+/// `s3.secret-key`, `s3.region`, `s3.path-style-access`; the crate also takes the Hadoop
+/// `fs.s3a.*` names). `what` names the operation in errors; option values are never put in
+/// them (they may hold secrets).
+pub async fn open_paimon_catalog(
+    props: &BTreeMap<String, String>,
+    what: &str,
+) -> Result<Arc<dyn Catalog>> {
+    let metastore = props.get("metastore").map_or("filesystem", String::as_str);
+    if metastore == "filesystem" && !props.contains_key("warehouse") {
+        return Err(Error::unsupported(format!(
+            "{what}: no {PAIMON_PROPERTY_PREFIX}warehouse, where Paimon's filesystem catalog \
+             keeps its tables"
+        )));
+    }
+    let mut options = Options::new();
+    for (k, v) in props {
+        options.set(k.clone(), v.clone());
+    }
+    CatalogFactory::create(options)
+        .await
+        .map_err(|e| paimon_err(format!("{what}: open the Paimon {metastore} catalog"), e))
+}
+
+/// Where a lake-enabled table's rows are in Paimon: its catalog properties (prefix stripped),
+/// its `<database>.<table>`, and its Fluss partition keys.
+#[derive(Debug, Clone)]
+pub(crate) struct PaimonTableRef {
+    pub props: BTreeMap<String, String>,
+    pub database: String,
+    pub table: String,
+    pub partition_keys: Vec<String>,
+}
+
+impl PaimonTableRef {
+    fn of(table: &Table, view: &str) -> Result<PaimonTableRef> {
+        super::expect_format(&table.info, view, LakeFormat::Paimon)?;
+        let path = &table.info.table_path;
+        Ok(PaimonTableRef {
+            props: LakeFormat::Paimon.catalog_properties(&table.info),
+            database: path.database.clone(),
+            table: path.table.clone(),
+            partition_keys: table.info.descriptor.partition_keys.clone(),
+        })
+    }
+
+    /// The Paimon table (`<database>.<table>` in the catalog).
+    async fn load(&self, view: &str) -> Result<paimon::Table> {
+        let catalog = open_paimon_catalog(&self.props, view).await?;
+        let name = format!("{}.{}", self.database, self.table);
+        catalog
+            .get_table(&Identifier::new(self.database.clone(), self.table.clone()))
+            .await
+            .map_err(|e| match e {
+                paimon::Error::TableNotExist { .. } | paimon::Error::DatabaseNotExist { .. } => {
+                    Error::new(
+                        ErrorKind::NotFound,
+                        format!("{view}: the Paimon catalog has no table {name}: {e}"),
+                    )
+                }
+                e => paimon_err(format!("{view}: load the Paimon table {name}"), e),
+            })
+    }
+}
+
+/// The table's rows in Paimon snapshot `snapshot_id` (None: the latest; a table without one
+/// has no rows), of `buckets` and of the partition named `partition` (Fluss's name: the
+/// values of the partition keys joined by `$`) only when given, batch by batch, conformed to
+/// `target` (columns by name).
+pub(super) async fn snapshot_batches(
+    table: &Table,
+    snapshot_id: Option<i64>,
+    buckets: Option<&[i32]>,
+    partition: Option<Option<&str>>,
+    target: &SchemaRef,
+    view: &str,
+) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let at = PaimonTableRef::of(table, view)?;
+    read_rows(&at, snapshot_id, buckets, partition, target, view).await
+}
+
+/// [`snapshot_batches`] of the Paimon table `at` names.
+pub(crate) async fn read_rows(
+    at: &PaimonTableRef,
+    snapshot_id: Option<i64>,
+    buckets: Option<&[i32]>,
+    partition: Option<Option<&str>>,
+    target: &SchemaRef,
+    view: &str,
+) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let t = at.load(view).await?;
+    let t = match snapshot_id {
+        Some(id) => t
+            .copy_with_time_travel_strict(HashMap::from([(
+                "scan.snapshot-id".to_string(),
+                id.to_string(),
+            )]))
+            .await
+            .map_err(|e| paimon_err(format!("{view}: Paimon snapshot {id}"), e))?,
+        None => {
+            let latest = t
+                .snapshot_manager()
+                .get_latest_snapshot_id()
+                .await
+                .map_err(|e| paimon_err(format!("{view}: the latest Paimon snapshot"), e))?;
+            if latest.is_none() {
+                return Ok(futures::stream::empty().boxed());
+            }
+            t
+        }
+    };
+    let partition_keys = at.partition_keys.clone();
+    // Only the columns asked for (and present in the lake) are read from the data files, plus
+    // those the bucket and partition filters need.
+    let lake_cols: Vec<String> = {
+        let present = |name: &str| t.schema().fields().iter().any(|f| f.name() == name);
+        let mut cols: Vec<String> = target
+            .fields()
+            .iter()
+            .filter(|f| present(f.name()))
+            .map(|f| f.name().clone())
+            .collect();
+        let mut need = Vec::new();
+        if buckets.is_some() {
+            need.push(SYSTEM_COLUMNS[0].to_string());
+        }
+        if partition.is_some() {
+            need.extend(partition_keys.iter().cloned());
+        }
+        for c in need {
+            if !cols.contains(&c) && present(&c) {
+                cols.push(c);
+            }
+        }
+        cols
+    };
+    let fixed_buckets = t
+        .schema()
+        .options()
+        .get("bucket")
+        .and_then(|b| b.trim().parse::<i32>().ok())
+        .is_some_and(|b| b > 0);
+    let names: Vec<&str> = lake_cols.iter().map(String::as_str).collect();
+    let mut rb = t.new_read_builder();
+    rb.with_projection(&names)
+        .map_err(|e| paimon_err(format!("{view}: project the Paimon read"), e))?;
+    let plan = rb
+        .new_scan()
+        .plan()
+        .await
+        .map_err(|e| paimon_err(format!("{view}: plan the Paimon scan"), e))?;
+    let splits: Vec<_> = plan
+        .splits()
+        .iter()
+        .filter(|s| !fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket())))
+        .cloned()
+        .collect();
+    let batches = rb
+        .new_read()
+        .and_then(|r| r.to_arrow(&splits))
+        .map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
+    let (target, view) = (target.clone(), view.to_string());
+    let buckets = buckets.map(<[i32]>::to_vec);
+    let partition = partition.map(|p| p.map(str::to_string));
+    Ok(batches
+        .map(move |b| {
+            let b = b.map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
+            let b = bridge::batch_from_58(b)?;
+            let b = match &buckets {
+                Some(keep) => of_buckets(&b, keep)?,
+                None => b,
+            };
+            let b = match &partition {
+                Some(name) => of_partition(&b, &partition_keys, name.as_deref())?,
+                None => b,
+            };
+            conform(&b, &target)
+        })
+        .boxed())
+}
+
+/// The rows of `batch` in the partition Fluss names `name` (the partition keys' values as
+/// strings joined by `$`, as Fluss's union read matches Paimon partitions to its own); a
+/// table without partitions (`name` None) keeps every row.
+fn of_partition(batch: &RecordBatch, keys: &[String], name: Option<&str>) -> Result<RecordBatch> {
+    let Some(name) = name else {
+        return Ok(batch.clone());
+    };
+    let mut values = Vec::with_capacity(keys.len());
+    for k in keys {
+        let col = batch
+            .column_by_name(k)
+            .ok_or_else(|| lake_err("lake rows", format!("no partition column {k}")))?;
+        let s = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
+            .map_err(|e| lake_err(format!("partition column {k}"), e))?;
+        values.push(s);
+    }
+    let strings: Vec<&arrow_array::StringArray> = values
+        .iter()
+        .map(|a| a.as_any().downcast_ref::<arrow_array::StringArray>())
+        .collect::<Option<_>>()
+        .ok_or_else(|| lake_err("lake rows", "partition values are not strings"))?;
+    let mask: arrow_array::BooleanArray = (0..batch.num_rows())
+        .map(|row| {
+            let joined: Option<Vec<&str>> = strings
+                .iter()
+                .map(|a| (!a.is_null(row)).then(|| a.value(row)))
+                .collect();
+            Some(joined.is_some_and(|v| v.join("$") == name))
+        })
+        .collect();
+    arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
+}
+
+/// The Paimon table's snapshots, oldest first, as one batch of [`snapshots_schema`] (the
+/// columns of Paimon's `t$snapshots`).
+pub(super) async fn snapshots(table: &Table, view: &str) -> Result<RecordBatch> {
+    use arrow_array::{Int64Array, StringArray, TimestampMillisecondArray};
+    let t = PaimonTableRef::of(table, view)?.load(view).await?;
+    let mut snaps = t
+        .snapshot_manager()
+        .list_all()
+        .await
+        .map_err(|e| paimon_err(format!("{view}: list the Paimon snapshots"), e))?;
+    snaps.sort_by_key(|s| s.id());
+    let i64s = |f: &dyn Fn(&paimon::spec::Snapshot) -> Option<i64>| -> Arc<dyn Array> {
+        Arc::new(snaps.iter().map(f).collect::<Int64Array>())
+    };
+    let strs = |f: &dyn Fn(&paimon::spec::Snapshot) -> Option<String>| -> Arc<dyn Array> {
+        Arc::new(snaps.iter().map(f).collect::<StringArray>())
+    };
+    let commit_time: TimestampMillisecondArray =
+        snaps.iter().map(|s| Some(s.time_millis() as i64)).collect();
+    RecordBatch::try_new(
+        snapshots_schema(&table.info)?,
+        vec![
+            i64s(&|s| Some(s.id())),
+            i64s(&|s| Some(s.schema_id())),
+            strs(&|s| Some(s.commit_user().to_string())),
+            i64s(&|s| Some(s.commit_identifier())),
+            strs(&|s| Some(format!("{:?}", s.commit_kind()))),
+            Arc::new(commit_time),
+            strs(&|s| Some(s.base_manifest_list().to_string())),
+            strs(&|s| Some(s.delta_manifest_list().to_string())),
+            strs(&|s| s.changelog_manifest_list().map(str::to_string)),
+            i64s(&|s| s.total_record_count()),
+            i64s(&|s| s.delta_record_count()),
+            i64s(&|s| s.changelog_record_count()),
+            i64s(&|s| s.watermark()),
+        ],
+    )
+    .map_err(|e| lake_err(view, e))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Paimon tables in Fluss's layout, written here through the paimon crate as Fluss's
+    //! tiering writes them (each Fluss bucket into the Paimon bucket of the same number,
+    //! row kinds in `_VALUE_KIND`), read back through [`read_rows`]. Expected rows are the
+    //! ones written.
+    use super::*;
+    use arrow_array::{Int32Array, StringArray};
+    use arrow_array_58 as a58;
+    use arrow_schema::{DataType, Field, Schema};
+    use paimon::spec::{
+        BigIntType, DataType as PT, IntType, LocalZonedTimestampType, Schema as PaimonSchema,
+        VarCharType,
+    };
+
+    fn schema_of(keyed: bool) -> PaimonSchema {
+        let mut b = PaimonSchema::builder()
+            .column("id", PT::Int(IntType::with_nullable(!keyed)))
+            .column(
+                "name",
+                PT::VarChar(VarCharType::new(i32::MAX as u32).unwrap()),
+            )
+            .column("__bucket", PT::Int(IntType::with_nullable(false)))
+            .column("__offset", PT::BigInt(BigIntType::with_nullable(false)))
+            .column(
+                "__timestamp",
+                PT::LocalZonedTimestamp(LocalZonedTimestampType::with_nullable(false, 3).unwrap()),
+            )
+            .option("bucket", "2")
+            .option("bucket-key", "id");
+        if keyed {
+            b = b.primary_key(["id"]).option("changelog-producer", "input");
+        }
+        b.build().unwrap()
+    }
+
+    /// Rows `(id, name, offset)` of Fluss bucket `bucket` as an arrow 58 batch of the Paimon
+    /// table's columns (and `_VALUE_KIND` when `kinds` are given).
+    fn rows58(
+        table: &paimon::Table,
+        bucket: i32,
+        rows: &[(i32, &str, i64)],
+        kinds: Option<&[i8]>,
+    ) -> a58::RecordBatch {
+        let schema = paimon::arrow::build_target_arrow_schema(table.schema().fields()).unwrap();
+        let mut cols: Vec<a58::ArrayRef> = vec![
+            Arc::new(a58::Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(a58::StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(a58::Int32Array::from_iter_values(
+                rows.iter().map(|_| bucket),
+            )),
+            Arc::new(a58::Int64Array::from_iter_values(rows.iter().map(|r| r.2))),
+        ];
+        let tz = match schema.field(4).data_type() {
+            arrow_schema_58::DataType::Timestamp(_, tz) => tz.clone(),
+            other => panic!("__timestamp is {other}"),
+        };
+        let ts = a58::TimestampMillisecondArray::from_iter_values(rows.iter().map(|r| 1_000 + r.2));
+        cols.push(Arc::new(ts.with_timezone_opt(tz)));
+        let mut fields: Vec<_> = schema.fields().iter().cloned().collect();
+        if let Some(k) = kinds {
+            cols.push(Arc::new(a58::Int8Array::from(k.to_vec())));
+            fields.push(Arc::new(arrow_schema_58::Field::new(
+                "_VALUE_KIND",
+                arrow_schema_58::DataType::Int8,
+                false,
+            )));
+        }
+        a58::RecordBatch::try_new(Arc::new(arrow_schema_58::Schema::new(fields)), cols).unwrap()
+    }
+
+    /// Writes one commit: each `(bucket, batch)` into that Paimon bucket.
+    async fn commit(table: &paimon::Table, batches: Vec<(i32, a58::RecordBatch)>) {
+        let wb = table
+            .new_write_builder()
+            .with_commit_user("__fluss_lake_tiering")
+            .unwrap();
+        let mut w = wb.new_write().unwrap();
+        for (bucket, b) in batches {
+            w.write_arrow(&[b], Some(bucket)).await.unwrap();
+        }
+        let messages = w.prepare_commit().await.unwrap();
+        wb.new_commit().commit(messages).await.unwrap();
+    }
+
+    async fn create(
+        dir: &std::path::Path,
+        name: &str,
+        keyed: bool,
+    ) -> (PaimonTableRef, paimon::Table) {
+        let at = PaimonTableRef {
+            props: BTreeMap::from([("warehouse".to_string(), dir.to_str().unwrap().to_string())]),
+            database: "fluss".into(),
+            table: name.into(),
+            partition_keys: Vec::new(),
+        };
+        let catalog = open_paimon_catalog(&at.props, "test").await.unwrap();
+        catalog
+            .create_database("fluss", true, HashMap::new())
+            .await
+            .unwrap();
+        let id = Identifier::new("fluss", name);
+        catalog
+            .create_table(&id, schema_of(keyed), false)
+            .await
+            .unwrap();
+        let table = catalog.get_table(&id).await.unwrap();
+        (at, table)
+    }
+
+    fn target() -> SchemaRef {
+        Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("name", DataType::Utf8, true),
+            Field::new("__bucket", DataType::Int32, false),
+        ]))
+    }
+
+    /// The rows `(id, name, bucket)` a read returns, sorted.
+    async fn read(
+        at: &PaimonTableRef,
+        snapshot: Option<i64>,
+        buckets: Option<&[i32]>,
+    ) -> Vec<(i32, String, i32)> {
+        use futures::TryStreamExt as _;
+        let batches: Vec<RecordBatch> = read_rows(at, snapshot, buckets, None, &target(), "t$lake")
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        let mut out = Vec::new();
+        for b in batches {
+            let ids = b.column(0).as_any().downcast_ref::<Int32Array>().unwrap();
+            let names = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+            let bk = b.column(2).as_any().downcast_ref::<Int32Array>().unwrap();
+            for i in 0..b.num_rows() {
+                out.push((ids.value(i), names.value(i).to_string(), bk.value(i)));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn rows(v: &[(i32, &str, i32)]) -> Vec<(i32, String, i32)> {
+        v.iter().map(|(a, b, c)| (*a, b.to_string(), *c)).collect()
+    }
+
+    #[tokio::test]
+    async fn log_table_rows_by_snapshot_and_bucket() {
+        let dir = tempfile::tempdir().unwrap();
+        let (at, t) = create(dir.path(), "logs", false).await;
+        assert!(
+            read(&at, None, None).await.is_empty(),
+            "no snapshot yet: no rows"
+        );
+        commit(
+            &t,
+            vec![
+                (0, rows58(&t, 0, &[(1, "a", 0), (3, "c", 1)], None)),
+                (1, rows58(&t, 1, &[(2, "b", 0)], None)),
+            ],
+        )
+        .await;
+        commit(&t, vec![(1, rows58(&t, 1, &[(4, "d", 1)], None))]).await;
+        let first = rows(&[(1, "a", 0), (2, "b", 1), (3, "c", 0)]);
+        assert_eq!(read(&at, Some(1), None).await, first);
+        let all = rows(&[(1, "a", 0), (2, "b", 1), (3, "c", 0), (4, "d", 1)]);
+        assert_eq!(read(&at, None, None).await, all);
+        assert_eq!(read(&at, Some(2), None).await, all);
+        assert_eq!(
+            read(&at, None, Some(&[1])).await,
+            rows(&[(2, "b", 1), (4, "d", 1)])
+        );
+        let missing = read_rows(&at, Some(9), None, None, &target(), "t$lake").await;
+        assert!(missing.is_err(), "snapshot 9 does not exist");
+    }
+
+    #[tokio::test]
+    async fn primary_key_table_reads_the_merged_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let (at, t) = create(dir.path(), "keyed", true).await;
+        // +I 1, 2 (bucket 0), 3 (bucket 1); then -U/+U of 1, -D of 2.
+        commit(
+            &t,
+            vec![
+                (0, rows58(&t, 0, &[(1, "a", 0), (2, "b", 1)], Some(&[0, 0]))),
+                (1, rows58(&t, 1, &[(3, "c", 0)], Some(&[0]))),
+            ],
+        )
+        .await;
+        commit(
+            &t,
+            vec![(
+                0,
+                rows58(
+                    &t,
+                    0,
+                    &[(1, "a", 2), (1, "A", 3), (2, "b", 4)],
+                    Some(&[1, 2, 3]),
+                ),
+            )],
+        )
+        .await;
+        assert_eq!(
+            read(&at, Some(1), None).await,
+            rows(&[(1, "a", 0), (2, "b", 0), (3, "c", 1)])
+        );
+        assert_eq!(
+            read(&at, None, None).await,
+            rows(&[(1, "A", 0), (3, "c", 1)])
+        );
+        assert_eq!(read(&at, None, Some(&[0])).await, rows(&[(1, "A", 0)]));
+    }
+
+    #[test]
+    fn partition_rows_are_matched_by_fluss_name() {
+        let b = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("day", DataType::Utf8, true),
+                Field::new("region", DataType::Int32, true),
+            ])),
+            vec![
+                Arc::new(StringArray::from(vec![
+                    Some("d1"),
+                    Some("d1"),
+                    Some("d2"),
+                    None,
+                ])),
+                Arc::new(Int32Array::from(vec![Some(1), Some(2), Some(1), Some(1)])),
+            ],
+        )
+        .unwrap();
+        let keys = ["day".to_string(), "region".to_string()];
+        let kept = of_partition(&b, &keys, Some("d1$2")).unwrap();
+        assert_eq!(kept.num_rows(), 1);
+        assert_eq!(of_partition(&b, &keys, None).unwrap().num_rows(), 4);
+        assert_eq!(of_partition(&b, &keys, Some("d3$1")).unwrap().num_rows(), 0);
+        assert!(of_partition(&b, &["nope".into()], Some("x")).is_err());
+    }
+}
