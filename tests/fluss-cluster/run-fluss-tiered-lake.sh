@@ -18,8 +18,10 @@
 #      GetLakeSnapshot answer to the tiering job), updates and deletes keys of the PK table and
 #      waits again, stops the tiering job, then writes more rows (log only);
 #   5. reads both tables and their `$lake` tables with Fluss's Flink connector in batch mode
-#      (tests/fluss-lake/reads.sql) and with Riverlet, Python and Java (JavaRead.java on the
-#      riverlet-java JAR and target/debug/libriverlet_jni.so; LAKE_JAVA=0 skips it): union
+#      (tests/fluss-lake/reads.sql) and with Riverlet: Python, Java (JavaRead.java on the
+#      riverlet-java JAR and target/debug/libriverlet_jni.so; LAKE_JAVA=0 skips it) and Spark
+#      (SparkRead.java: Riverlet's catalog in a local Spark 3.5.7 session, tests/fluss-lake/spark/
+#      pom.xml, on the riverlet-spark-3.5 shaded JAR; LAKE_SPARK=0 skips it): union
 #      read, `$lake`; checks that they equal the rows written and each other; exits non-zero
 #      on any mismatch; then, with one lake data file of the log table moved away, Riverlet's
 #      union read must fail naming it (it reads the lake, not only the log, which still holds
@@ -179,7 +181,7 @@ say "reading with Fluss's Flink connector (batch)"
   io.riverlet.compare.StatementRunner "$FLUSS_BOOTSTRAP" "$DB" "$LAKE/reads.sql" \
   "$T/flink.txt" >"$T/flink-read.out" 2>&1 || die "StatementRunner failed (see $T/flink-read.out)"
 sed 's/^/    flink: /' "$T/flink.txt" | grep -E 'ERROR|###' >&2
-java_out=()
+read_outs=()
 JAVA_JAR=$(ls "$ROOT"/java/riverlet-java/target/riverlet-java-*.jar 2>/dev/null |
   grep -v -e sources -e javadoc | head -n1)
 JNI_DIR=${CARGO_TARGET_DIR:-$ROOT/target}/debug
@@ -194,10 +196,30 @@ if [ "${LAKE_JAVA:-1}" = 1 ]; then
     -cp "$JAVA_JAR:$(cat "$T/java-cp.txt")" "$LAKE/JavaRead.java" "$FLUSS_BOOTSTRAP" "$DB" \
     "$T/java.txt" logs pk 'logs$lake' 'pk$lake' >"$T/java-read.out" 2>&1 ||
     { cat "$T/java-read.out" >&2; die "JavaRead failed"; }
-  java_out=("$T/java.txt")
+  read_outs=("$T/java.txt")
+fi
+if [ "${LAKE_SPARK:-1}" = 1 ]; then
+  SPARK_JAR=$(ls "$ROOT"/java/riverlet-spark-3.5/target/riverlet-spark-3.5_2.12-*.jar 2>/dev/null |
+    grep -v -e /original- -e sources -e javadoc | head -n1)
+  [ -n "$SPARK_JAR" ] ||
+    die "no riverlet-spark-3.5 shaded JAR under java/riverlet-spark-3.5/target (tests/engine-clusters/spark_standalone.sh says how to build it; LAKE_SPARK=0 skips the Spark read)"
+  mvn -B -q -f "$LAKE/spark/pom.xml" dependency:build-classpath \
+    -Dmdep.outputFile="$T/spark-cp.txt" >"$T/mvn.log" 2>&1 ||
+    { cat "$T/mvn.log" >&2; die "could not resolve tests/fluss-lake/spark/pom.xml (Spark 3.5.7)"; }
+  say "reading with Riverlet's Spark catalog, a local Spark 3.5.7 session ($SPARK_JAR)"
+  # Spark 3.5 on Java 17 needs these opens (its launcher adds them the same way).
+  java -Xmx1g -Djava.io.tmpdir="$T" --add-opens=java.base/java.nio=ALL-UNNAMED \
+    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+    --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED \
+    --add-opens=java.base/sun.util.calendar=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED \
+    --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
+    -cp "$SPARK_JAR:$(cat "$T/spark-cp.txt")" "$LAKE/SparkRead.java" "$FLUSS_BOOTSTRAP" "$DB" \
+    "$T/spark.txt" logs pk 'logs$lake' 'pk$lake' >"$T/spark-read.out" 2>&1 ||
+    { tail -n 40 "$T/spark-read.out" >&2; die "SparkRead failed (see $T/spark-read.out)"; }
+  read_outs+=("$T/spark.txt")
 fi
 say "reading with Riverlet (Python) and comparing"
-check check "$FORMAT" "$FLUSS_BOOTSTRAP" "$DB" "$T/flink.txt" "${java_out[@]}" || die "the reads differ"
+check check "$FORMAT" "$FLUSS_BOOTSTRAP" "$DB" "$T/flink.txt" "${read_outs[@]}" || die "the reads differ"
 # The lake rows are still in the Fluss log too: a union read must fail without a lake file.
 check lake-used "$FORMAT" "$FLUSS_BOOTSTRAP" "$DB" "$WAREHOUSE" && rc=0
 exit "$rc"

@@ -11,9 +11,10 @@ with what Fluss's Flink connector returned (StatementRunner's output).
         offsets add up to the records of the changelog (Table.changelog)), and Fluss answers
         that snapshot to the tiering job's GetLakeSnapshot (its "Last committed lake table
         snapshot" line); FORMAT is iceberg (a Hadoop catalog) or paimon (a filesystem catalog)
-  lake_check.py check FORMAT BOOTSTRAP DB FLINK_OUT [JAVA_OUT]
-        Riverlet's reads (Python; and Java's, JavaRead.java's output, when given) against the
-        rows written and against Fluss's Flink connector; exits 1 on any difference
+  lake_check.py check FORMAT BOOTSTRAP DB FLINK_OUT [READ_OUT...]
+        Riverlet's reads (Python; and those of each READ_OUT: JavaRead.java's or SparkRead.java's
+        output, `### java: NAME` / `### spark: NAME` blocks) against the rows written and
+        against Fluss's Flink connector; exits 1 on any difference
 
   lake_check.py lake-used FORMAT BOOTSTRAP DB WAREHOUSE
         proof that Riverlet's union read of `logs` reads the lake files Fluss wrote (their
@@ -238,10 +239,16 @@ def flink_blocks(path: str) -> dict:
     return out
 
 
-def check(fmt: str, bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None:
+def check(fmt: str, bootstrap: str, db: str, flink_out: str, read_outs: list) -> None:
     conn = connect(bootstrap)
     flink = flink_blocks(flink_out)
-    java = flink_blocks(java_out) if java_out else None
+    # The other bindings' reads, by the name their blocks start with ("java", "spark").
+    others = {}
+    for path in read_outs:
+        first = next((l for l in open(path, encoding="utf-8") if l.startswith("### ")), None)
+        if first is None:
+            raise SystemExit(f"lake_check: no '### ' block in {path}")
+        others[first[4:].split(":", 1)[0].capitalize()] = flink_blocks(path)
     user = [f.name for f in SCHEMA]
     failures = 0
 
@@ -260,17 +267,23 @@ def check(fmt: str, bootstrap: str, db: str, flink_out: str, java_out: str | Non
             print("    the first has duplicates")
 
     def flink_of(sql: str) -> list:
+        """Flink's rows of `sql` as rows of a table: a batch read of a Paimon primary-key table
+        (`pk$lake`) gives each updated key's merged row with the kind +U it was written with,
+        which Riverlet's Arrow rows do not carry, so +U counts as +I. A retraction (-U, -D)
+        in a batch result would be a row that is not in the table: it is kept, so the
+        comparison fails on it."""
         rows = flink.get(sql)
         if rows is None:
             raise SystemExit(f"lake_check: no '{sql}' in {flink_out}")
-        return rows
+        return sorted("+I[" + r[3:] if r.startswith("+U[") else r for r in rows)
 
     for name, want in (("logs", expected_logs(3)), ("pk", expected_pk(3))):
         got = conn.table(f"{db}.{name}").read().to_pylist()
         written = flink_rows(want, user)
         compare(f"Riverlet read of {name} == rows written", flink_rows(got, user), written)
-        if java is not None:
-            compare(f"Riverlet Java read of {name} == rows written", java.get(name, []), written)
+        for binding, rows in others.items():
+            compare(f"Riverlet {binding} read of {name} == rows written", rows.get(name, []),
+                    written)
         theirs = flink_of(f"SELECT * FROM {name}")
         if fmt == "iceberg" and name == "pk" and theirs == [KNOWN_PK_UNION_ERROR]:
             print(f"lake_check: KNOWN FLUSS 0.9.1 LIMITATION: Fluss Flink SELECT * FROM pk: "
@@ -286,9 +299,9 @@ def check(fmt: str, bootstrap: str, db: str, flink_out: str, java_out: str | Non
         theirs = flink_of(f"SELECT * FROM `{name}$lake`")
         compare(f"Riverlet {name}$lake == Fluss Flink {name}$lake (all columns)",
                 flink_rows(got, cols), theirs)
-        if java is not None:
-            compare(f"Riverlet Java {name}$lake == Fluss Flink {name}$lake (all columns)",
-                    java.get(f"{name}$lake", []), theirs)
+        for binding, rows in others.items():
+            compare(f"Riverlet {binding} {name}$lake == Fluss Flink {name}$lake (all columns)",
+                    rows.get(f"{name}$lake", []), theirs)
     conn.close()
     if failures:
         raise SystemExit(f"lake_check: {failures} mismatch(es)")
@@ -331,8 +344,8 @@ def main(argv: list) -> None:
         wait(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], float(argv[7]))
     elif len(argv) == 5 and argv[0] == "lake-used" and argv[1] in FORMATS:
         lake_used(argv[1], argv[2], argv[3], argv[4])
-    elif len(argv) in (5, 6) and argv[0] == "check" and argv[1] in FORMATS:
-        check(argv[1], argv[2], argv[3], argv[4], argv[5] if len(argv) == 6 else None)
+    elif len(argv) >= 5 and argv[0] == "check" and argv[1] in FORMATS:
+        check(argv[1], argv[2], argv[3], argv[4], argv[5:])
     else:
         raise SystemExit(__doc__)
 
