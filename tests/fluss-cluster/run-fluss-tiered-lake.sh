@@ -23,9 +23,9 @@
 #      (SparkRead.java: Riverlet's catalog in a local Spark 3.5.7 session, tests/fluss-lake/spark/
 #      pom.xml, on the riverlet-spark-3.5 shaded JAR; LAKE_SPARK=0 skips it): union
 #      read, `$lake`; checks that they equal the rows written and each other; exits non-zero
-#      on any mismatch; then, with one lake data file of the log table moved away, Riverlet's
-#      union read must fail naming it (it reads the lake, not only the log, which still holds
-#      the same rows);
+#      on any mismatch; then, with one lake data file of the log table (with Paimon, also of
+#      the PK table) moved away, Riverlet's union read must fail naming it (it reads the lake,
+#      not only the log, which still holds the same rows);
 #   6. stops the tiering job and the cluster (logs kept when something failed).
 #
 #   bash tests/fluss-cluster/run-fluss-tiered-lake.sh [--format iceberg|paimon] [WORKDIR]
