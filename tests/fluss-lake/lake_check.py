@@ -317,11 +317,14 @@ def lake_used(fmt: str, bootstrap: str, db: str, warehouse: str) -> None:
         tables["pk"] = len(expected_pk(3))
     conn = connect(bootstrap)
     for table, want in tables.items():
-        # Iceberg (Hadoop catalog): <db>/<table>/data/...; Paimon (filesystem catalog):
-        # <db>.db/<table>/bucket-<n>/... (logs has no bucket key: all in bucket-0).
-        table_dir = (os.path.join(warehouse, db, table, "data") if fmt == "iceberg"
-                     else os.path.join(warehouse, f"{db}.db", table))
-        files = sorted(glob.glob(os.path.join(table_dir, "**", "*.parquet"), recursive=True))
+        # Iceberg (Hadoop catalog): <db>/<table>/data/**/*.parquet; Paimon (filesystem
+        # catalog): <db>.db/<table>/bucket-<n>/data-*.parquet (logs has no bucket key: all in
+        # bucket-0), beside the changelog-*.parquet files of a PK table (Fluss sets
+        # changelog-producer=input), which only streaming reads of the changelog use.
+        pattern = (os.path.join(warehouse, db, table, "data", "**", "*.parquet")
+                   if fmt == "iceberg"
+                   else os.path.join(warehouse, f"{db}.db", table, "bucket-*", "data-*.parquet"))
+        files = sorted(glob.glob(pattern, recursive=True))
         if not files:
             raise SystemExit(f"lake_check: no data files of {db}.{table} under {warehouse}")
         moved = files[0] + ".moved"
