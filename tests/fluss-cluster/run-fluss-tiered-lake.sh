@@ -29,7 +29,7 @@
 #   6. stops the tiering job and the cluster (logs kept when something failed).
 #
 #   bash tests/fluss-cluster/run-fluss-tiered-lake.sh [--format iceberg|paimon] [WORKDIR]
-#                                                       (~4 min on 2 busy cores)
+#                                                       (~2.5-4 min on 2 busy cores)
 # --format: the lake format (default $LAKE_FORMAT, else iceberg). WORKDIR: default a new
 # /tmp/flake-run.XXXXXX. Needs the repository's .venv with the riverlet package built (make
 # test, or .venv/bin/maturin develop -m python/Cargo.toml) and Java 17.
