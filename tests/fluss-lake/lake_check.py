@@ -1,22 +1,26 @@
 """Riverlet's side of tests/fluss-cluster/run-fluss-tiered-lake.sh: writes the rows, waits for
-Apache Fluss's own tiering service to commit them to the Iceberg lake, reads the tables back
-with Riverlet (union read, `$lake`) and compares them with the rows written and with what
-Fluss's Flink connector returned (StatementRunner's output).
+Apache Fluss's own tiering service to commit them to the lake (Iceberg or Paimon), reads the
+tables back with Riverlet (union read, `$lake`) and compares them with the rows written and
+with what Fluss's Flink connector returned (StatementRunner's output).
 
   lake_check.py write BOOTSTRAP DB PHASE        phase 1, 2 or 3 of the rows (below)
-  lake_check.py wait BOOTSTRAP DB TABLE WAREHOUSE TIERING_LOG TIMEOUT
-        until the table's latest Iceberg snapshot (a Fluss tiering commit: its summary names
-        the `fluss-offsets` file) holds every record of the table's log (the file's bucket
-        offsets add up to the records of the changelog (Table.changelog)), and Fluss answers that snapshot to
-        the tiering job's GetLakeSnapshot (its "Last committed lake table snapshot" line)
-  lake_check.py check BOOTSTRAP DB FLINK_OUT [JAVA_OUT]
-        Riverlet's reads (Python; and Java's, JavaRead.java's output, when given) against the
-        rows written and against Fluss's Flink connector; exits 1 on any difference
+  lake_check.py wait FORMAT BOOTSTRAP DB TABLE WAREHOUSE TIERING_LOG TIMEOUT
+        until the table's newest lake snapshot that is a Fluss tiering commit (an Iceberg
+        snapshot whose summary, or a Paimon snapshot whose properties, name the
+        `fluss-offsets` file) holds every record of the table's log (the file's bucket
+        offsets add up to the records of the changelog (Table.changelog)), and Fluss answers
+        that snapshot to the tiering job's GetLakeSnapshot (its "Last committed lake table
+        snapshot" line); FORMAT is iceberg (a Hadoop catalog) or paimon (a filesystem catalog)
+  lake_check.py check FORMAT BOOTSTRAP DB FLINK_OUT [READ_OUT...]
+        Riverlet's reads (Python; and those of each READ_OUT: JavaRead.java's or SparkRead.java's
+        output, `### java: NAME` / `### spark: NAME` blocks) against the rows written and
+        against Fluss's Flink connector; exits 1 on any difference
 
-  lake_check.py lake-used BOOTSTRAP DB WAREHOUSE
-        proof that Riverlet's union read of `logs` reads the Iceberg files Fluss wrote (their
-        rows are also still in the Fluss log, so equal rows alone cannot tell): with one of the
-        table's data files moved away the read must fail naming it; moved back, it reads all
+  lake_check.py lake-used FORMAT BOOTSTRAP DB WAREHOUSE
+        proof that Riverlet's union read of `logs` (and, with Paimon, of `pk`) reads the lake
+        files Fluss wrote (their rows are also still in the Fluss log, so equal rows alone
+        cannot tell): with one of the table's data files moved away the read must fail naming
+        it; moved back, it reads all
 
 The rows (ids and values are fixed, so the expected tables are computed here, from what was
 written, never from a read):
@@ -25,15 +29,17 @@ written, never from a read):
                                 so a read needs the lake and the log)
   pk (primary key id, 2 buckets): phase 1 upserts ids 1..20; phase 2 upserts ids 15..24 with
                                 new values and deletes ids 1, 2 (tiered too: the lake then has
-                                Iceberg delete files); phase 3 upserts ids 5, 25 and deletes 3
-                                (log only)
+                                Iceberg delete files, or Paimon level-0 files holding -D rows
+                                that a merge-on-read drops); phase 3 upserts ids 5, 25 and
+                                deletes 3 (log only)
 
 Fluss 0.9.1's own batch union read of an Iceberg primary-key table whose buckets have rows in
 both the lake and the log fails: its Iceberg lake source has no sorted reader, so the
 sort-merge of lake and log rows has no comparator (NullPointerException in
 SortMergeReader$ConcatRecordIterator; Fluss's docs say Iceberg union reads of PK tables need
-one). `check` reports exactly that error as a known Fluss limitation; any other answer of
-Flink's `SELECT * FROM pk` must equal the rows written.
+one). `check iceberg` reports exactly that error as a known Fluss limitation; any other answer
+of Flink's `SELECT * FROM pk` must equal the rows written. Paimon's lake source has a sorted
+reader, so with `check paimon` Fluss's union read of `pk` must equal the rows written.
 """
 
 from __future__ import annotations
@@ -129,8 +135,12 @@ def write(bootstrap: str, db: str, phase: int) -> None:
           f"{len(upserts)} upserts, {len(deletes)} deletes")
 
 
-def latest_snapshot(warehouse: str, db: str, table: str):
-    """The current snapshot of the Iceberg table in the Hadoop catalog, or None."""
+FORMATS = ("iceberg", "paimon")
+
+
+def iceberg_tiered_snapshot(warehouse: str, db: str, table: str):
+    """(snapshot id, fluss-offsets path) of the current snapshot of the Iceberg table in the
+    Hadoop catalog when Fluss's tiering committed it, else None."""
     meta = os.path.join(warehouse, db, table, "metadata")
     try:
         version = open(os.path.join(meta, "version-hint.text")).read().strip()
@@ -138,26 +148,54 @@ def latest_snapshot(warehouse: str, db: str, table: str):
     except (OSError, ValueError):
         return None
     cur = m.get("current-snapshot-id")
-    return next((s for s in m.get("snapshots", []) if s["snapshot-id"] == cur), None)
+    snap = next((s for s in m.get("snapshots", []) if s["snapshot-id"] == cur), None)
+    if snap and "fluss-offsets" in snap["summary"]:
+        return snap["snapshot-id"], snap["summary"]["fluss-offsets"]
+    return None
 
 
-def wait(bootstrap: str, db: str, table: str, warehouse: str, tiering_log: str,
+def paimon_tiered_snapshot(warehouse: str, db: str, table: str):
+    """(snapshot id, fluss-offsets path) of the newest snapshot of the Paimon table in the
+    filesystem catalog (`<warehouse>/<db>.db/<table>/snapshot/snapshot-<id>`, JSON) that Fluss's
+    tiering committed (commit user `__fluss_lake_tiering`, property `fluss-offsets`), else None.
+    The snapshot files are listed rather than read through the `LATEST` hint, which Paimon
+    writes after the snapshot and may lag behind it."""
+    snap_dir = os.path.join(warehouse, f"{db}.db", table, "snapshot")
+    try:
+        ids = sorted((int(n[len("snapshot-"):]) for n in os.listdir(snap_dir)
+                      if re.fullmatch(r"snapshot-\d+", n)), reverse=True)
+    except OSError:
+        return None
+    for sid in ids:
+        try:
+            snap = json.load(open(os.path.join(snap_dir, f"snapshot-{sid}")))
+        except (OSError, ValueError):  # being written, or expired since the listing
+            continue
+        props = snap.get("properties") or {}
+        if snap.get("commitUser") == "__fluss_lake_tiering" and "fluss-offsets" in props:
+            return snap["id"], props["fluss-offsets"]
+    return None
+
+
+def wait(fmt: str, bootstrap: str, db: str, table: str, warehouse: str, tiering_log: str,
          timeout: float) -> None:
+    tiered_snapshot = iceberg_tiered_snapshot if fmt == "iceberg" else paimon_tiered_snapshot
     conn = connect(bootstrap)
     records = conn.table(f"{db}.{table}").changelog().num_rows
     conn.close()
     deadline = time.time() + timeout
     last = None
     while time.time() < deadline:
-        snap = latest_snapshot(warehouse, db, table)
-        if snap and "fluss-offsets" in snap["summary"]:
-            offsets = json.load(open(snap["summary"]["fluss-offsets"]))
+        snap = tiered_snapshot(warehouse, db, table)
+        if snap:
+            snapshot_id, offsets_file = snap
+            offsets = json.load(open(offsets_file))
             tiered = sum(o for o in offsets.get("bucket_offsets", []) if o > 0)
-            last = (snap["snapshot-id"], tiered)
+            last = (snapshot_id, tiered)
             pattern = re.compile(r"Last committed lake table snapshot info is:LakeSnapshot\{"
-                                 rf"snapshotId={snap['snapshot-id']},")
+                                 rf"snapshotId={snapshot_id},")
             if tiered == records and any(pattern.search(l) for l in open(tiering_log)):
-                print(f"lake_check: {db}.{table}: lake snapshot {snap['snapshot-id']} holds "
+                print(f"lake_check: {db}.{table}: {fmt} snapshot {snapshot_id} holds "
                       f"all {records} log records, and Fluss reports it")
                 return
         time.sleep(1)
@@ -202,10 +240,16 @@ def flink_blocks(path: str) -> dict:
     return out
 
 
-def check(bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None:
+def check(fmt: str, bootstrap: str, db: str, flink_out: str, read_outs: list) -> None:
     conn = connect(bootstrap)
     flink = flink_blocks(flink_out)
-    java = flink_blocks(java_out) if java_out else None
+    # The other bindings' reads, by the name their blocks start with ("java", "spark").
+    others = {}
+    for path in read_outs:
+        first = next((l for l in open(path, encoding="utf-8") if l.startswith("### ")), None)
+        if first is None:
+            raise SystemExit(f"lake_check: no '### ' block in {path}")
+        others[first[4:].split(":", 1)[0].capitalize()] = flink_blocks(path)
     user = [f.name for f in SCHEMA]
     failures = 0
 
@@ -224,19 +268,25 @@ def check(bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None
             print("    the first has duplicates")
 
     def flink_of(sql: str) -> list:
+        """Flink's rows of `sql` as rows of a table: a batch read of a Paimon primary-key table
+        (`pk$lake`) gives each updated key's merged row with the kind +U it was written with,
+        which Riverlet's Arrow rows do not carry, so +U counts as +I. A retraction (-U, -D)
+        in a batch result would be a row that is not in the table: it is kept, so the
+        comparison fails on it."""
         rows = flink.get(sql)
         if rows is None:
             raise SystemExit(f"lake_check: no '{sql}' in {flink_out}")
-        return rows
+        return sorted("+I[" + r[3:] if r.startswith("+U[") else r for r in rows)
 
     for name, want in (("logs", expected_logs(3)), ("pk", expected_pk(3))):
         got = conn.table(f"{db}.{name}").read().to_pylist()
         written = flink_rows(want, user)
         compare(f"Riverlet read of {name} == rows written", flink_rows(got, user), written)
-        if java is not None:
-            compare(f"Riverlet Java read of {name} == rows written", java.get(name, []), written)
+        for binding, rows in others.items():
+            compare(f"Riverlet {binding} read of {name} == rows written", rows.get(name, []),
+                    written)
         theirs = flink_of(f"SELECT * FROM {name}")
-        if name == "pk" and theirs == [KNOWN_PK_UNION_ERROR]:
+        if fmt == "iceberg" and name == "pk" and theirs == [KNOWN_PK_UNION_ERROR]:
             print(f"lake_check: KNOWN FLUSS 0.9.1 LIMITATION: Fluss Flink SELECT * FROM pk: "
                   f"{theirs[0]}")
             continue
@@ -250,50 +300,64 @@ def check(bootstrap: str, db: str, flink_out: str, java_out: str | None) -> None
         theirs = flink_of(f"SELECT * FROM `{name}$lake`")
         compare(f"Riverlet {name}$lake == Fluss Flink {name}$lake (all columns)",
                 flink_rows(got, cols), theirs)
-        if java is not None:
-            compare(f"Riverlet Java {name}$lake == Fluss Flink {name}$lake (all columns)",
-                    java.get(f"{name}$lake", []), theirs)
+        for binding, rows in others.items():
+            compare(f"Riverlet {binding} {name}$lake == Fluss Flink {name}$lake (all columns)",
+                    rows.get(f"{name}$lake", []), theirs)
     conn.close()
     if failures:
         raise SystemExit(f"lake_check: {failures} mismatch(es)")
     print("lake_check: all reads equal")
 
 
-def lake_used(bootstrap: str, db: str, warehouse: str) -> None:
-    files = sorted(glob.glob(os.path.join(warehouse, db, "logs", "data", "**", "*.parquet"),
-                             recursive=True))
-    if not files:
-        raise SystemExit(f"lake_check: no data files of {db}.logs under {warehouse}")
-    moved = files[0] + ".moved"
-    os.rename(files[0], moved)
+def lake_used(fmt: str, bootstrap: str, db: str, warehouse: str) -> None:
+    # Primary-key tables have a union read only with Paimon: with Iceberg Riverlet reads their
+    # latest view from Fluss (as Fluss's own Iceberg union read cannot merge them, module docs).
+    tables = {"logs": len(expected_logs(3))}
+    if fmt == "paimon":
+        tables["pk"] = len(expected_pk(3))
     conn = connect(bootstrap)
-    try:
-        rows = conn.table(f"{db}.logs").read()
-        raise SystemExit(f"lake_check: FAILED: the union read of {db}.logs gave {rows.num_rows} "
-                         f"rows without its lake file {files[0]}: it did not read the lake")
-    except riverlet.RiverletError as e:
-        if os.path.basename(files[0]) not in str(e):
-            raise SystemExit(f"lake_check: FAILED: the read without {files[0]} failed without "
-                             f"naming it: {e}")
-        print(f"lake_check: without {os.path.basename(files[0])} the union read fails naming it")
-    finally:
-        os.rename(moved, files[0])
-    n = conn.table(f"{db}.logs").read().num_rows
+    for table, want in tables.items():
+        # Iceberg (Hadoop catalog): <db>/<table>/data/**/*.parquet; Paimon (filesystem
+        # catalog): <db>.db/<table>/bucket-<n>/data-*.parquet (logs has no bucket key: all in
+        # bucket-0), beside the changelog-*.parquet files of a PK table (Fluss sets
+        # changelog-producer=input), which only streaming reads of the changelog use.
+        pattern = (os.path.join(warehouse, db, table, "data", "**", "*.parquet")
+                   if fmt == "iceberg"
+                   else os.path.join(warehouse, f"{db}.db", table, "bucket-*", "data-*.parquet"))
+        files = sorted(glob.glob(pattern, recursive=True))
+        if not files:
+            raise SystemExit(f"lake_check: no data files of {db}.{table} under {warehouse}")
+        moved = files[0] + ".moved"
+        os.rename(files[0], moved)
+        try:
+            rows = conn.table(f"{db}.{table}").read()
+            raise SystemExit(f"lake_check: FAILED: the union read of {db}.{table} gave "
+                             f"{rows.num_rows} rows without its lake file {files[0]}: it did "
+                             f"not read the lake")
+        except riverlet.RiverletError as e:
+            if os.path.basename(files[0]) not in str(e):
+                raise SystemExit(f"lake_check: FAILED: the read of {db}.{table} without "
+                                 f"{files[0]} failed without naming it: {e}")
+            print(f"lake_check: without {os.path.basename(files[0])} the union read of "
+                  f"{table} fails naming it")
+        finally:
+            os.rename(moved, files[0])
+        n = conn.table(f"{db}.{table}").read().num_rows
+        if n != want:
+            raise SystemExit(f"lake_check: FAILED: {n} rows of {table} once the file is back")
+        print(f"lake_check: with it back the union read of {table} has all {n} rows again")
     conn.close()
-    if n != len(expected_logs(3)):
-        raise SystemExit(f"lake_check: FAILED: {n} rows once the file is back")
-    print(f"lake_check: with it back the union read has all {n} rows again")
 
 
 def main(argv: list) -> None:
     if len(argv) >= 4 and argv[0] == "write":
         write(argv[1], argv[2], int(argv[3]))
-    elif len(argv) == 7 and argv[0] == "wait":
-        wait(argv[1], argv[2], argv[3], argv[4], argv[5], float(argv[6]))
-    elif len(argv) == 4 and argv[0] == "lake-used":
-        lake_used(argv[1], argv[2], argv[3])
-    elif len(argv) in (4, 5) and argv[0] == "check":
-        check(argv[1], argv[2], argv[3], argv[4] if len(argv) == 5 else None)
+    elif len(argv) == 8 and argv[0] == "wait" and argv[1] in FORMATS:
+        wait(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], float(argv[7]))
+    elif len(argv) == 5 and argv[0] == "lake-used" and argv[1] in FORMATS:
+        lake_used(argv[1], argv[2], argv[3], argv[4])
+    elif len(argv) >= 5 and argv[0] == "check" and argv[1] in FORMATS:
+        check(argv[1], argv[2], argv[3], argv[4], argv[5:])
     else:
         raise SystemExit(__doc__)
 
