@@ -73,6 +73,13 @@ done
 
 private_libs="$(native_static_libs)"
 [ -n "$private_libs" ] || { echo "c-sdk: rustc printed no native-static-libs" >&2; exit 1; }
+# The system's OpenSSL, when the archive calls it: the paimon crate (Paimon lake reads) brings
+# reqwest 0.12 with its default native-tls, which links libssl/libcrypto instead of building
+# them in. Found from the archive's undefined symbols, so the list follows the build.
+# (grep without -q reads all of nm's output: with pipefail, -q's early exit fails the pipe.)
+if nm "$libdir/libriverlet.a" 2>/dev/null | grep ' U SSL_' >/dev/null; then
+  private_libs="-lssl -lcrypto $private_libs"
+fi
 
 name="riverlet-c-sdk-$version-linux-x86_64"
 stage="$(mktemp -d "${TMPDIR:-/tmp}/riverlet-c-sdk.XXXXXX")"

