@@ -43,7 +43,15 @@ pub fn paimon_err(what: impl std::fmt::Display, e: paimon::Error) -> Error {
         P::IoUnexpected { .. } => ErrorKind::Network,
         _ => ErrorKind::Internal,
     };
-    Error::new(kind, format!("lake read: {what}: {e}"))
+    // The storage layer's errors end in a captured backtrace when RUST_BACKTRACE is set: the
+    // message keeps what failed and why, not the frames.
+    let text = e.to_string();
+    let text = text
+        .split("\n\nBacktrace:")
+        .next()
+        .unwrap_or_default()
+        .trim_end();
+    Error::new(kind, format!("lake read: {what}: {text}"))
 }
 
 /// Opens the Paimon catalog the properties name (a lake-enabled table's
