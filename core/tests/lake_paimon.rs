@@ -4,10 +4,13 @@
 //! (the lake's merged state with the changelog after it folded over, the log winning by key).
 //! Expected rows are the ones the test wrote; removing the lake's data files must make the
 //! union reads fail, which proves they read the lake and not only the log (which still holds
-//! every change).
+//! every change). After `ALTER TABLE ... ADD COLUMN` the same reads give the rows tiered or
+//! written before it NULL in the new column and the later ones their values.
 
 use super::kv_rows::{delete, expected as kv_expected, pk_table_with, rows_of, upsert};
 use super::*;
+use riverlet::metadata::AddColumn;
+use riverlet::row::Datum;
 
 const LAKE_PROPS: [(&str, &str); 2] = [
     ("table.datalake.enabled", "true"),
@@ -185,4 +188,206 @@ async fn paimon_primary_key_union_read_lets_the_log_win_by_key() {
         .collect()
         .await
         .expect_err("the primary-key union read reads the lake's (removed) files");
+}
+
+/// (id, page, referrer) of a visit; `referrer` is the column added by ALTER.
+type Visit = (i32, String, Option<String>);
+
+fn visit(id: i32, referrer: Option<&str>) -> Visit {
+    (id, format!("/v{id}"), referrer.map(str::to_string))
+}
+
+/// Appends visits through a writer of the table's current schema (`with_referrer`: the one
+/// after the ALTER).
+async fn write_visits(table: &Table, visits: &[Visit], with_referrer: bool) {
+    let w = table.new_append_writer().unwrap();
+    let rows: Vec<Vec<Datum>> = visits
+        .iter()
+        .map(|(id, page, referrer)| {
+            let mut row = vec![Datum::Int(*id), Datum::String(page.clone())];
+            if with_referrer {
+                row.push(referrer.clone().map_or(Datum::Null, Datum::String));
+            } else {
+                assert!(referrer.is_none());
+            }
+            row
+        })
+        .collect();
+    w.append_rows(&rows).await.unwrap();
+    w.flush().await.unwrap();
+}
+
+/// The visits of `batches`, sorted (every column by name).
+fn visits_of(batches: &[RecordBatch]) -> Vec<Visit> {
+    let mut out = Vec::new();
+    for b in batches {
+        let (id, page, referrer) = (
+            col::<Int32Array>(b, "id"),
+            col::<StringArray>(b, "page"),
+            col::<StringArray>(b, "referrer"),
+        );
+        for i in 0..b.num_rows() {
+            out.push((
+                id.value(i),
+                page.value(i).to_string(),
+                referrer.is_valid(i).then(|| referrer.value(i).to_string()),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// k -> (v, level) of `batches`; `level` is the column added by ALTER. A key twice fails.
+fn levels_of(batches: &[RecordBatch]) -> BTreeMap<i32, (String, Option<i64>)> {
+    let mut out = BTreeMap::new();
+    for b in batches {
+        let (k, v, level) = (
+            col::<Int32Array>(b, "k"),
+            col::<StringArray>(b, "v"),
+            col::<Int64Array>(b, "level"),
+        );
+        for i in 0..b.num_rows() {
+            let prev = out.insert(
+                k.value(i),
+                (
+                    v.value(i).to_string(),
+                    level.is_valid(i).then(|| level.value(i)),
+                ),
+            );
+            assert!(prev.is_none(), "key {} twice", k.value(i));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paimon_reads_after_add_column_give_older_rows_null() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("paimon");
+    let Some(env) = TestEnv::embedded_paimon_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let server = env.server.as_ref().unwrap();
+    let all = ReadRequest::default();
+
+    // a log table: rows tiered before the ALTER, rows of the old schema tiered after it, rows
+    // of the new schema tiered, and rows of the new schema only in the log
+    let path = env.path("visits");
+    let schema = Schema::builder()
+        .column("id", DataType::int())
+        .column("page", DataType::string())
+        .build()
+        .unwrap();
+    let mut d = TableDescriptor::builder(schema).distributed_by(Some(2), Vec::<String>::new());
+    for (k, v) in LAKE_PROPS {
+        d = d.property(k, v);
+    }
+    let before = create_table(&conn, &path, d.build().unwrap()).await;
+    let first: Vec<Visit> = (0..5).map(|i| visit(i, None)).collect();
+    write_visits(&before, &first, false).await;
+    server.commit_lake().unwrap();
+    let old_schema: Vec<Visit> = (5..8).map(|i| visit(i, None)).collect();
+    write_visits(&before, &old_schema, false).await;
+    conn.admin()
+        .add_columns(&path, &[AddColumn::new("referrer", DataType::string())])
+        .await
+        .unwrap();
+    let after = conn.table(&path).await.unwrap();
+    assert_eq!(after.info.schema_id, 2);
+    let tiered_new = [
+        visit(8, Some("/home")),
+        visit(9, None),
+        visit(10, Some("/ad")),
+    ];
+    write_visits(&after, &tiered_new, true).await;
+    server.commit_lake().unwrap();
+    let log_only = [visit(11, Some("/mail")), visit(12, None)];
+    write_visits(&after, &log_only, true).await;
+
+    let name = path.to_string();
+    let lake = read(&conn, &format!("{name}$lake"), &all).await;
+    let names: Vec<String> = lake[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "id",
+            "page",
+            "referrer",
+            "__bucket",
+            "__offset",
+            "__timestamp"
+        ]
+    );
+    let in_lake: Vec<Visit> = first
+        .iter()
+        .chain(&old_schema)
+        .chain(&tiered_new)
+        .cloned()
+        .collect();
+    let mut want = in_lake.clone();
+    want.sort();
+    assert_eq!(visits_of(&lake), want, "$lake");
+    let mut everything: Vec<Visit> = in_lake.iter().chain(&log_only).cloned().collect();
+    everything.sort();
+    assert_eq!(
+        visits_of(&read(&conn, &name, &all).await),
+        everything,
+        "union read"
+    );
+
+    // a primary-key table: the lake's merged state (keys of both schemas) with the changelog
+    // after it folded over, the log winning by key
+    let table = pk_table_with(&conn, "kv_evolve", 2, &LAKE_PROPS).await;
+    let kv = TablePath::new("d", "kv_evolve");
+    upsert(&table, &[(1, "a1"), (2, "a2"), (3, "a3")]).await;
+    server.commit_lake().unwrap();
+    upsert(&table, &[(2, "b2")]).await;
+    conn.admin()
+        .add_columns(&kv, &[AddColumn::new("level", DataType::bigint())])
+        .await
+        .unwrap();
+    let table = conn.table(&kv).await.unwrap();
+    let w = table.new_upsert_writer(None).unwrap();
+    w.upsert_rows(&[
+        vec![Datum::Int(1), Datum::String("c1".into()), Datum::BigInt(10)],
+        vec![Datum::Int(4), Datum::String("c4".into()), Datum::Null],
+    ])
+    .await
+    .unwrap();
+    w.delete_rows(&[vec![Datum::Int(3), Datum::Null, Datum::Null]])
+        .await
+        .unwrap();
+    w.flush().await.unwrap();
+    server.commit_lake().unwrap();
+    w.upsert_rows(&[vec![
+        Datum::Int(4),
+        Datum::String("d4".into()),
+        Datum::BigInt(44),
+    ]])
+    .await
+    .unwrap();
+    w.flush().await.unwrap();
+    let state = |rows: &[(i32, &str, Option<i64>)]| -> BTreeMap<i32, (String, Option<i64>)> {
+        rows.iter()
+            .map(|(k, v, l)| (*k, (v.to_string(), *l)))
+            .collect()
+    };
+    let kv_name = kv.to_string();
+    assert_eq!(
+        levels_of(&read(&conn, &format!("{kv_name}$lake"), &all).await),
+        state(&[(1, "c1", Some(10)), (2, "b2", None), (4, "c4", None)]),
+        "$lake"
+    );
+    assert_eq!(
+        levels_of(&read(&conn, &kv_name, &all).await),
+        state(&[(1, "c1", Some(10)), (2, "b2", None), (4, "d4", Some(44))]),
+        "primary-key union read"
+    );
 }

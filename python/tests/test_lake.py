@@ -141,3 +141,52 @@ def test_paimon_primary_key_union_read(tmp_path) -> None:
         t.delete([4])
         assert state(t.read()) == {1: "b1", 2: "a2", 3: "b3"}
         assert state(conn.table("d.kv$lake").read()) == {1: "a1", 2: "a2", 4: "a4"}
+
+
+def test_paimon_add_column_union_reads(tmp_path) -> None:
+    """``ALTER TABLE ... ADD COLUMN`` of lake-enabled Paimon tables between two commits: the
+    Paimon table gets the column first, then the Fluss table; ``t$lake`` and the union reads
+    (log table, primary-key table) give the rows tiered or written before NULL in it and the
+    later rows their values."""
+    visits = pa.schema([("id", pa.int32()), ("page", pa.string())])
+    scores = pa.schema([pa.field("k", pa.int32(), nullable=False), ("v", pa.string())])
+    lake = {"table.datalake.enabled": "true", "table.datalake.freshness": "1h"}
+    with riverlet.LocalServer(str(tmp_path / "data"), options=lake_options("paimon", tmp_path)) \
+            as server, riverlet.connect(server.bootstrap_servers) as conn:
+        conn.create_database("d")
+        log = conn.create_table("d.visits", visits, buckets=2, properties=lake)
+        kv = conn.create_table("d.scores", scores, primary_key=["k"], buckets=2,
+                               properties=lake)
+        log.append([{"id": i, "page": f"/v{i}"} for i in range(4)])
+        kv.upsert([{"k": 1, "v": "a1"}, {"k": 2, "v": "a2"}, {"k": 3, "v": "a3"}])
+        server.commit_lake()
+        log.append([{"id": 4, "page": "/v4"}])  # old schema, tiered after the ALTER
+        kv.upsert([{"k": 2, "v": "b2"}])
+
+        log = conn.add_columns("d.visits", {"referrer": pa.string()})
+        kv = conn.add_columns("d.scores", {"level": pa.int64()})
+        assert log.schema.names == ["id", "page", "referrer"]
+        log.append([{"id": 5, "page": "/v5", "referrer": "/home"},
+                    {"id": 6, "page": "/v6", "referrer": None}])
+        kv.upsert([{"k": 1, "v": "c1", "level": 10}, {"k": 4, "v": "c4", "level": None}])
+        kv.delete([3])
+        server.commit_lake()
+        log.append([{"id": 7, "page": "/v7", "referrer": "/mail"}])  # only in the log
+        kv.upsert([{"k": 4, "v": "d4", "level": 44}])
+
+        def visits_of(t: pa.Table) -> list[tuple]:
+            return sorted((r["id"], r["page"], r["referrer"]) for r in t.to_pylist())
+
+        tiered = [(i, f"/v{i}", None) for i in range(5)] + [(5, "/v5", "/home"),
+                                                             (6, "/v6", None)]
+        lake_rows = conn.table("d.visits$lake").read()
+        assert lake_rows.schema.names[:4] == ["id", "page", "referrer", "__bucket"]
+        assert visits_of(lake_rows) == tiered
+        assert visits_of(log.read()) == tiered + [(7, "/v7", "/mail")]
+
+        def state(t: pa.Table) -> dict:
+            return {r["k"]: (r["v"], r["level"]) for r in t.to_pylist()}
+
+        assert state(conn.table("d.scores$lake").read()) == {
+            1: ("c1", 10), 2: ("b2", None), 4: ("c4", None)}
+        assert state(kv.read()) == {1: ("c1", 10), 2: ("b2", None), 4: ("d4", 44)}

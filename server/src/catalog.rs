@@ -587,6 +587,22 @@ impl Catalog {
         columns: &[riverlet::metadata::AddColumn],
         ignore: bool,
     ) -> Result<Option<Arc<TableMeta>>> {
+        match self.plan_add_columns(db, name, columns, ignore)? {
+            Some((_, altered)) => self.store_altered(altered).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The table `db.name` now and as `ALTER TABLE ... ADD COLUMN` of `columns` would leave
+    /// it, nothing stored yet: the change is checked (core's rule: new names, nullable) before
+    /// anything else (a lake table) is altered. None when missing and `ignore`.
+    pub fn plan_add_columns(
+        &self,
+        db: &str,
+        name: &str,
+        columns: &[riverlet::metadata::AddColumn],
+        ignore: bool,
+    ) -> Result<Option<(Arc<TableMeta>, Arc<TableMeta>)>> {
         let t = match self.table(db, name) {
             Ok(t) => t,
             Err(_) if ignore => return Ok(None),
@@ -610,12 +626,18 @@ impl Catalog {
         entry.schema_id += 1;
         entry.table_json = String::from_utf8_lossy(&d.to_json()).to_string();
         entry.modified = now_ms();
-        let (meta, _) = derive_from(entry.clone(), d)?;
-        self.state.tables.insert(entry.id, entry.clone());
-        let meta = Arc::new(meta);
-        self.tables.insert(entry.id, meta.clone());
+        let (meta, _) = derive_from(entry, d)?;
+        Ok(Some((t, Arc::new(meta))))
+    }
+
+    /// Stores a table altered by [`Catalog::plan_add_columns`] (planned under the same catalog
+    /// lock, so nothing else changed the table in between) and returns its new meta.
+    pub fn store_altered(&mut self, altered: Arc<TableMeta>) -> Result<Arc<TableMeta>> {
+        let entry = altered.entry.clone();
+        self.state.tables.insert(entry.id, entry);
+        self.tables.insert(altered.entry.id, altered.clone());
         self.persist()?;
-        Ok(Some(meta))
+        Ok(altered)
     }
 
     /// Drops a table; returns its id (None when missing and `ignore`).

@@ -20,7 +20,7 @@ use common::*;
 use futures::TryStreamExt;
 use riverlet::blocking::{block_on, Connection};
 use riverlet::client::OffsetSpec;
-use riverlet::metadata::{DataType, Schema, TableDescriptor, TablePath};
+use riverlet::metadata::{AddColumn, DataType, Schema, TableDescriptor, TablePath};
 use riverlet::row::Datum;
 use riverlet_server::ServerConfig;
 
@@ -169,6 +169,10 @@ fn write_users(conn: &Connection, changes: &[Change], state: &mut BTreeMap<i32, 
 struct LakeTable {
     /// (name, Paimon type as SQL).
     fields: Vec<(String, String)>,
+    /// Each field's comment.
+    comments: Vec<Option<String>>,
+    /// The id of the table's (latest) Paimon schema.
+    schema_id: i64,
     primary_keys: Vec<String>,
     partition_keys: Vec<String>,
     options: BTreeMap<String, String>,
@@ -220,6 +224,12 @@ async fn read_with_crate(warehouse: &Path, name: &str) -> LakeTable {
                 (f.name().to_string(), ty)
             })
             .collect(),
+        comments: schema
+            .fields()
+            .iter()
+            .map(|f| f.description().map(str::to_string))
+            .collect(),
+        schema_id: schema.id(),
         primary_keys: schema.primary_keys().to_vec(),
         partition_keys: schema.partition_keys().to_vec(),
         options: schema
@@ -329,6 +339,13 @@ fn read_with_java(warehouse: &Path, names: &[&str]) -> Option<BTreeMap<String, L
                     )
                 })
                 .collect(),
+            comments: v["comments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().map(str::to_string))
+                .collect(),
+            schema_id: v["schema_id"].as_i64().unwrap(),
             primary_keys: strs(&v["primary_keys"]),
             partition_keys: strs(&v["partition_keys"]),
             options: v["options"]
@@ -1130,6 +1147,511 @@ fn a_partitioned_primary_key_table_keeps_its_partitions_and_latest_state() {
         }
         assert_eq!(got, want, "{reader}: the latest state");
     }
+    conn.close().unwrap();
+    server.shutdown().unwrap();
+}
+
+// ALTER TABLE ... ADD COLUMN of lake-enabled tables ("lake first", as Fluss 0.9.1).
+
+/// (id, page, referrer) of a visit; the referrer column is the one added.
+type Visit = (i32, String, Option<String>);
+
+fn visit(id: i32, referrer: Option<&str>) -> Visit {
+    (id, format!("/v{id}"), referrer.map(str::to_string))
+}
+
+/// Appends visits through a writer of the table's current schema (without the referrer column
+/// before the ALTER: those visits must have none).
+fn write_visits(conn: &Connection, visits: &[Visit]) {
+    let t = conn.table(&path("visits")).unwrap();
+    let schema = t.arrow_schema();
+    let mut cols: Vec<arrow_array::ArrayRef> = vec![
+        Arc::new(Int32Array::from_iter_values(visits.iter().map(|v| v.0))),
+        Arc::new(StringArray::from_iter_values(visits.iter().map(|v| &v.1))),
+    ];
+    if schema.fields().len() == 3 {
+        cols.push(Arc::new(StringArray::from_iter(
+            visits.iter().map(|v| v.2.as_deref()),
+        )));
+    } else {
+        assert!(visits.iter().all(|v| v.2.is_none()), "{visits:?}");
+    }
+    let w = t.new_append_writer().unwrap();
+    w.append(&RecordBatch::try_new(schema, cols).unwrap())
+        .unwrap()
+        .wait()
+        .unwrap();
+    w.close().unwrap();
+}
+
+/// id -> (name, level) of the scores table; the level column is the one added.
+type Scores = BTreeMap<i32, (String, Option<i64>)>;
+
+/// Upserts (id, name, level) rows, or deletes ids, through a writer of the table's current
+/// schema, and applies them to `state`.
+fn write_scores(
+    conn: &Connection,
+    upserts: &[(i32, &str, Option<i64>)],
+    deletes: &[i32],
+    state: &mut Scores,
+) {
+    let t = conn.table(&path("scores")).unwrap();
+    let with_level = t.arrow_schema().fields().len() == 3;
+    let w = t.new_upsert_writer(None).unwrap();
+    for (id, name, level) in upserts {
+        let mut row = vec![Datum::Int(*id), Datum::String(name.to_string())];
+        if with_level {
+            row.push(level.map_or(Datum::Null, Datum::BigInt));
+        } else {
+            assert!(level.is_none());
+        }
+        w.upsert_rows(&[row]).unwrap();
+        state.insert(*id, (name.to_string(), *level));
+    }
+    for id in deletes {
+        let mut row = vec![Datum::Int(*id), Datum::Null];
+        if with_level {
+            row.push(Datum::Null);
+        }
+        w.delete_rows(&[row]).unwrap();
+        state.remove(id);
+    }
+    w.flush().unwrap();
+    w.close().unwrap();
+}
+
+/// The Fluss table's schema id and column names, as GetTableInfo answers.
+fn fluss_columns(conn: &Connection, name: &str) -> (i32, Vec<String>) {
+    let info = conn.admin().table_info(&path(name)).unwrap();
+    let cols = info
+        .descriptor
+        .schema
+        .columns
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    (info.schema_id, cols)
+}
+
+fn read_tables(warehouse: &Path, names: &[&str]) -> BTreeMap<String, LakeTable> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    names
+        .iter()
+        .map(|n| (n.to_string(), rt.block_on(read_with_crate(warehouse, n))))
+        .collect()
+}
+
+/// The evolved tables as `label` reads them: the added columns sit before the system columns
+/// (with their comment), rows tiered before the ALTER or written under the old schema have
+/// NULL there, later ones their value; every visit once, the scores' merged state.
+fn check_evolved(
+    label: &str,
+    tables: &BTreeMap<String, LakeTable>,
+    conn: &Connection,
+    visits: &[Visit],
+    scores: &Scores,
+) {
+    eprintln!("checking the evolved tables as {label} reads them");
+    let t = &tables["visits"];
+    assert_eq!(
+        names(t),
+        [
+            "id",
+            "page",
+            "referrer",
+            "__bucket",
+            "__offset",
+            "__timestamp"
+        ],
+        "{label}"
+    );
+    assert_eq!(t.fields[2].1, "STRING", "{label}");
+    assert_eq!(
+        t.comments,
+        [None, None, Some("where from".to_string()), None, None, None],
+        "{label}"
+    );
+    // created as schema 0, one ALTER
+    assert_eq!(t.schema_id, 1, "{label}");
+    let mut got: Vec<Visit> = t
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                t.value(r, "id").parse().unwrap(),
+                t.value(r, "page"),
+                r.values[t.col("referrer")].clone(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want = visits.to_vec();
+    want.sort();
+    assert_eq!(got, want, "{label}: visits");
+    assert_log_layout(t, &end_offsets(conn, "visits", &[]), false);
+
+    let t = &tables["scores"];
+    assert_eq!(
+        names(t),
+        ["id", "name", "level", "__bucket", "__offset", "__timestamp"],
+        "{label}"
+    );
+    assert_eq!(t.fields[2].1, "BIGINT", "{label}");
+    assert_eq!(t.primary_keys, ["id"], "{label}");
+    let mut got = Scores::new();
+    for r in &t.rows {
+        let id: i32 = t.value(r, "id").parse().unwrap();
+        let level = r.values[t.col("level")]
+            .as_ref()
+            .map(|l| l.parse().unwrap());
+        assert!(
+            got.insert(id, (t.value(r, "name"), level)).is_none(),
+            "{label}: key {id} twice"
+        );
+    }
+    assert_eq!(&got, scores, "{label}: scores' latest state");
+    for name in ["visits", "scores"] {
+        let (id, offsets) = lake_snapshot(conn, name);
+        assert_eq!(
+            Some(id),
+            tables[name].snapshot.as_ref().map(|s| s.0),
+            "{name}"
+        );
+        assert_eq!(offsets, end_offsets(conn, name, &[]), "{name}");
+    }
+}
+
+#[test]
+fn a_column_added_between_tiering_rounds_reaches_the_paimon_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = std::fs::canonicalize(dir.path()).unwrap().join("paimon");
+    let server = start(lake_config(dir.path()));
+    let conn = Connection::connect_to(&server.bootstrap_servers()).unwrap();
+    let admin = conn.admin();
+    admin.create_database(DB, true).unwrap();
+    let visits_schema = Schema::builder()
+        .column("id", DataType::int())
+        .column("page", DataType::string())
+        .build()
+        .unwrap();
+    let d = lake_props(
+        TableDescriptor::builder(visits_schema).distributed_by(Some(2), Vec::<String>::new()),
+    );
+    admin.create_table(&path("visits"), &d, false).unwrap();
+    let scores_schema = Schema::builder()
+        .column("id", DataType::int().not_null())
+        .column("name", DataType::string())
+        .primary_key(["id"])
+        .build()
+        .unwrap();
+    let d = lake_props(TableDescriptor::builder(scores_schema).distributed_by(Some(2), ["id"]));
+    admin.create_table(&path("scores"), &d, false).unwrap();
+
+    let mut visits: Vec<Visit> = (0..6).map(|i| visit(i, None)).collect();
+    write_visits(&conn, &visits);
+    let mut scores = Scores::new();
+    write_scores(
+        &conn,
+        &[(1, "ann", None), (2, "bob", None), (3, "cy", None)],
+        &[],
+        &mut scores,
+    );
+    server.commit_lake().unwrap();
+    // written under the first schema after that commit: tiered after the ALTER, with NULL in
+    // the new column
+    let more: Vec<Visit> = (6..9).map(|i| visit(i, None)).collect();
+    write_visits(&conn, &more);
+    visits.extend(more);
+    write_scores(&conn, &[(3, "cyd", None)], &[], &mut scores);
+
+    admin
+        .add_columns(
+            &path("visits"),
+            &[AddColumn {
+                name: "referrer".into(),
+                data_type: DataType::string(),
+                comment: Some("where from".into()),
+            }],
+        )
+        .unwrap();
+    admin
+        .add_columns(
+            &path("scores"),
+            &[AddColumn::new("level", DataType::bigint())],
+        )
+        .unwrap();
+    assert_eq!(
+        fluss_columns(&conn, "visits"),
+        (2, vec!["id".into(), "page".into(), "referrer".into()])
+    );
+    assert_eq!(
+        fluss_columns(&conn, "scores"),
+        (2, vec!["id".into(), "name".into(), "level".into()])
+    );
+    // lake first: the Paimon tables have the columns before any new commit, before __bucket
+    let now = read_tables(&warehouse, &["visits", "scores"]);
+    assert_eq!(
+        names(&now["visits"]),
+        [
+            "id",
+            "page",
+            "referrer",
+            "__bucket",
+            "__offset",
+            "__timestamp"
+        ]
+    );
+    assert_eq!(
+        names(&now["scores"]),
+        ["id", "name", "level", "__bucket", "__offset", "__timestamp"]
+    );
+
+    let newer = [
+        visit(9, Some("/home")),
+        visit(10, None),
+        visit(11, Some("/ad")),
+    ];
+    write_visits(&conn, &newer);
+    visits.extend(newer);
+    write_scores(
+        &conn,
+        &[(1, "ann", Some(100)), (4, "dan", Some(40))],
+        &[2],
+        &mut scores,
+    );
+    server.commit_lake().unwrap();
+    let want: Scores = [
+        (1, ("ann", Some(100))),
+        (3, ("cyd", None)),
+        (4, ("dan", Some(40))),
+    ]
+    .into_iter()
+    .map(|(k, (n, l))| (k, (n.to_string(), l)))
+    .collect();
+    assert_eq!(scores, want);
+    check_evolved(
+        "the paimon crate",
+        &read_tables(&warehouse, &["visits", "scores"]),
+        &conn,
+        &visits,
+        &scores,
+    );
+
+    // a restart keeps working: the next round continues in the new schema
+    conn.close().unwrap();
+    server.shutdown().unwrap();
+    let server = start(lake_config(dir.path()));
+    let conn = Connection::connect_to(&server.bootstrap_servers()).unwrap();
+    let last = [visit(12, Some("/mail"))];
+    write_visits(&conn, &last);
+    visits.extend(last);
+    write_scores(&conn, &[(3, "cyd", Some(33))], &[4], &mut scores);
+    server.commit_lake().unwrap();
+    check_evolved(
+        "the paimon crate",
+        &read_tables(&warehouse, &["visits", "scores"]),
+        &conn,
+        &visits,
+        &scores,
+    );
+    if let Some(java) = read_with_java(&warehouse, &["visits", "scores"]) {
+        check_evolved("Apache Paimon (Java)", &java, &conn, &visits, &scores);
+    }
+    conn.close().unwrap();
+    server.shutdown().unwrap();
+}
+
+fn visits_table(conn: &Connection, name: &str, lake: bool) {
+    let schema = Schema::builder()
+        .column("id", DataType::int())
+        .column("page", DataType::string())
+        .build()
+        .unwrap();
+    let b = TableDescriptor::builder(schema).distributed_by(Some(2), Vec::<String>::new());
+    let d = if lake {
+        lake_props(b)
+    } else {
+        b.build().unwrap()
+    };
+    conn.admin().create_table(&path(name), &d, false).unwrap();
+}
+
+#[test]
+fn an_alter_the_paimon_table_refuses_leaves_the_fluss_schema_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = std::fs::canonicalize(dir.path()).unwrap().join("paimon");
+    let server = start(lake_config(dir.path()));
+    let conn = Connection::connect_to(&server.bootstrap_servers()).unwrap();
+    let admin = conn.admin();
+    admin.create_database(DB, true).unwrap();
+    visits_table(&conn, "visits", true);
+    visits_table(&conn, "plain", false);
+    write_visits(&conn, &[visit(1, None), visit(2, None)]);
+    server.commit_lake().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let catalog = rt.block_on(async {
+        let mut options = paimon::Options::new();
+        options.set("warehouse", warehouse.display().to_string());
+        paimon::CatalogFactory::create(options).await.unwrap()
+    });
+    let ident = paimon::catalog::Identifier::new(DB, "visits");
+
+    // The Paimon table got a column behind the server's back: it matches neither the Fluss
+    // table nor the table the ALTER would make, so the ALTER is refused, naming both schemas.
+    rt.block_on(catalog.alter_table(
+        &ident,
+        vec![paimon::spec::SchemaChange::AddColumn {
+            field_names: vec!["x".into()],
+            data_type: paimon::spec::DataType::Int(paimon::spec::IntType::new()),
+            comment: None,
+            column_move: Some(paimon::spec::ColumnMove::move_before(
+                "x".into(),
+                "__bucket".into(),
+            )),
+        }],
+        false,
+    ))
+    .unwrap();
+    let e = admin
+        .add_columns(&path("visits"), &[AddColumn::new("y", DataType::string())])
+        .unwrap_err();
+    assert_eq!(
+        e.fluss_code(),
+        Some(riverlet::error::codes::INVALID_ALTER_TABLE_EXCEPTION),
+        "{e}"
+    );
+    let m = e.message();
+    assert!(m.contains("Paimon schema is not compatible"), "{e}");
+    assert!(m.contains("x INT, __bucket"), "the Paimon schema: {e}");
+    assert!(m.contains("page STRING, __bucket"), "the Fluss schema: {e}");
+    assert!(m.contains("test_db.visits"), "{e}");
+    assert_eq!(
+        fluss_columns(&conn, "visits"),
+        (1, vec!["id".into(), "page".into()])
+    );
+
+    // The Paimon table has the column already (as when a server died after altering the lake
+    // and before storing its own schema): the lake part is skipped, the Fluss table gets it.
+    admin
+        .add_columns(&path("visits"), &[AddColumn::new("x", DataType::int())])
+        .unwrap();
+    assert_eq!(
+        fluss_columns(&conn, "visits"),
+        (2, vec!["id".into(), "page".into(), "x".into()])
+    );
+    let t = conn.table(&path("visits")).unwrap();
+    let b = RecordBatch::try_new(
+        t.arrow_schema(),
+        vec![
+            Arc::new(Int32Array::from(vec![3])),
+            Arc::new(StringArray::from(vec!["/v3"])),
+            Arc::new(Int32Array::from(vec![33])),
+        ],
+    )
+    .unwrap();
+    let w = t.new_append_writer().unwrap();
+    w.append(&b).unwrap().wait().unwrap();
+    w.close().unwrap();
+    server.commit_lake().unwrap();
+    let lake = rt.block_on(read_with_crate(&warehouse, "visits"));
+    // one ALTER of the Paimon table (the one behind the server's back)
+    assert_eq!(lake.schema_id, 1);
+    let mut got: Vec<(String, Option<String>)> = lake
+        .rows
+        .iter()
+        .map(|r| (lake.value(r, "id"), r.values[lake.col("x")].clone()))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("1".to_string(), None),
+            ("2".to_string(), None),
+            ("3".to_string(), Some("33".to_string()))
+        ]
+    );
+
+    // An added column of a type the tiering does not map: refused, naming table and type.
+    let e = admin
+        .add_columns(
+            &path("visits"),
+            &[AddColumn::new("tags", DataType::array(DataType::string()))],
+        )
+        .unwrap_err();
+    assert!(e.message().contains("test_db.visits"), "{e}");
+    assert!(e.message().contains("ARRAY"), "{e}");
+    assert_eq!(fluss_columns(&conn, "visits").0, 2);
+
+    // The lake table is gone: the ALTER fails with Fluss's words, nothing changes.
+    std::fs::remove_dir_all(warehouse.join(format!("{DB}.db")).join("visits")).unwrap();
+    let e = admin
+        .add_columns(&path("visits"), &[AddColumn::new("z", DataType::int())])
+        .unwrap_err();
+    assert!(
+        e.message()
+            .contains("Lake table doesn't exist for lake-enabled table test_db.visits"),
+        "{e}"
+    );
+    assert_eq!(fluss_columns(&conn, "visits").0, 2);
+
+    // A table that is not lake-enabled is altered as before, and no lake table appears.
+    admin
+        .add_columns(&path("plain"), &[AddColumn::new("z", DataType::int())])
+        .unwrap();
+    assert_eq!(fluss_columns(&conn, "plain").0, 2);
+    assert!(!warehouse.join(format!("{DB}.db")).join("plain").exists());
+    conn.close().unwrap();
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn a_lake_enabled_iceberg_table_takes_no_new_column_as_with_fluss() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(&dir.path().join("data"))
+        .with_options([
+            ("datalake.format", "iceberg"),
+            (
+                "datalake.iceberg.warehouse",
+                dir.path().join("iceberg").to_str().unwrap(),
+            ),
+        ])
+        .unwrap();
+    let server = start(cfg);
+    let conn = Connection::connect_to(&server.bootstrap_servers()).unwrap();
+    conn.admin().create_database(DB, true).unwrap();
+    visits_table(&conn, "visits", true);
+    let e = conn
+        .admin()
+        .add_columns(
+            &path("visits"),
+            &[AddColumn::new("referrer", DataType::string())],
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.fluss_code(),
+        Some(riverlet::error::codes::INVALID_ALTER_TABLE_EXCEPTION),
+        "{e}"
+    );
+    assert!(e.message().contains("test_db.visits"), "{e}");
+    assert!(e.message().contains("Iceberg"), "{e}");
+    assert!(e.message().contains("referrer"), "{e}");
+    assert_eq!(
+        fluss_columns(&conn, "visits"),
+        (1, vec!["id".into(), "page".into()])
+    );
+    // and the tiering goes on in the table's schema
+    write_visits(&conn, &[visit(1, None)]);
+    server.commit_lake().unwrap();
+    assert_eq!(
+        lake_snapshot(&conn, "visits").1,
+        end_offsets(&conn, "visits", &[])
+    );
     conn.close().unwrap();
     server.shutdown().unwrap();
 }

@@ -4,9 +4,9 @@
 //
 //   java -cp CP PaimonLakeProbe.java WAREHOUSE DB.TABLE...
 //
-// Prints one JSON object per table, one per line: its fields (name and Paimon type), primary
-// and partition keys, options, latest snapshot (id, commit user, commit identifier) and every
-// row Paimon's batch read returns (merged by key for a primary-key table), each with the bucket
+// Prints one JSON object per table, one per line: its fields (name and Paimon type), their
+// comments, the schema id, primary and partition keys, options, latest snapshot (id, commit
+// user, commit identifier) and every row Paimon's batch read returns (merged by key for a primary-key table), each with the bucket
 // of the split it came from, its partition and, for a fixed-bucket table, the bucket Paimon's
 // own bucket function gives the row.
 
@@ -62,6 +62,12 @@ public class PaimonLakeProbe {
             fields.add("[" + q(f.name()) + "," + q(f.type().toString()) + "]");
         }
         out.append(",\"fields\":[").append(String.join(",", fields)).append("]");
+        List<String> comments = new ArrayList<>();
+        for (DataField f : rowType.getFields()) {
+            comments.add(f.description() == null ? "null" : q(f.description()));
+        }
+        out.append(",\"comments\":[").append(String.join(",", comments)).append("]");
+        out.append(",\"schema_id\":").append(schema.id());
         out.append(",\"primary_keys\":").append(list(schema.primaryKeys()));
         out.append(",\"partition_keys\":").append(list(schema.partitionKeys()));
         List<String> opts = new ArrayList<>();

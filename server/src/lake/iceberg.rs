@@ -8,7 +8,9 @@
 //! an Iceberg append whose summary carries `commit-user = __fluss_lake_tiering` and
 //! `fluss-offsets`, the path of the round's offsets file (Fluss's `TableBucketOffsets` JSON)
 //! with the log offset each bucket is tiered up to (exclusive). Those are the offsets a union
-//! read starts the Fluss log from.
+//! read starts the Fluss log from. `ALTER TABLE ... ADD COLUMN` of a lake-enabled table is
+//! refused, as Fluss 0.9.1's Iceberg lake catalog refuses it (the lake table keeps the columns
+//! it was created with, so neither does the Fluss table get new ones).
 //!
 //! The catalog is Iceberg's SQL catalog on SQLite (by default `WAREHOUSE/catalog.db`), which
 //! pyiceberg's `SqlCatalog` and Java's `JdbcCatalog` open too, or with
@@ -38,7 +40,7 @@ use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
 use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
 use iceberg::{Catalog, NamespaceIdent, TableCreation, TableIdent};
-use riverlet::metadata::{DataType, TypeKind};
+use riverlet::metadata::{AddColumn, DataType, TypeKind};
 use riverlet::{Error, Result};
 
 use super::{
@@ -428,6 +430,30 @@ impl LakeTableFormat for IcebergFormat {
             c.create_table(&ns, creation).await,
         )?;
         Ok(())
+    }
+
+    /// Refused, as Fluss 0.9.1 refuses it: its `IcebergLakeCatalog.alterTable` takes only
+    /// SetOption and ResetOption ("Unsupported table change" for an AddColumn), and its
+    /// coordinator alters the lake table before the Fluss schema, so the ALTER fails and the
+    /// Fluss schema stays as it is.
+    async fn add_columns(
+        &self,
+        current: &TableMeta,
+        _altered: &TableMeta,
+        columns: &[AddColumn],
+    ) -> Result<()> {
+        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        Err(Error::from_fluss(
+            riverlet::error::codes::INVALID_ALTER_TABLE_EXCEPTION,
+            format!(
+                "ALTER TABLE {} ADD COLUMN {}: the table is lake-enabled and its Iceberg lake \
+                 table takes no new columns (Fluss 0.9.1's Iceberg lake catalog alters only \
+                 table options: Unsupported table change AddColumn); the table's schema is \
+                 unchanged",
+                current.path(),
+                names.join(", ")
+            ),
+        ))
     }
 
     async fn begin_round(&self, meta: &TableMeta) -> Result<Box<dyn TieringRound>> {

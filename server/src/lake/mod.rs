@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::SchemaRef;
+use riverlet::metadata::AddColumn;
 use riverlet::record::log_batch::LogBatchIter;
 use riverlet::record::ChangeType;
 use riverlet::{Error, Result};
@@ -128,6 +129,16 @@ pub trait LakeTableFormat: Send + Sync + 'static {
     /// Creates the lake table of a new lake-enabled Fluss table (or takes over an empty
     /// compatible one; one holding rows is LAKE_TABLE_ALREADY_EXIST).
     async fn create_table(&self, meta: &TableMeta) -> Result<()>;
+
+    /// ALTER TABLE ADD COLUMN on the lake table of a lake-enabled table (`current`: the Fluss
+    /// table now, `altered`: as the change leaves it; `columns`: nullable, added last), before
+    /// the Fluss schema changes. An error refuses the ALTER: the Fluss schema stays as it is.
+    async fn add_columns(
+        &self,
+        current: &TableMeta,
+        altered: &TableMeta,
+        columns: &[AddColumn],
+    ) -> Result<()>;
 
     /// Starts a commit round of the table: loads its lake table.
     async fn begin_round(&self, meta: &TableMeta) -> Result<Box<dyn TieringRound>>;
@@ -402,6 +413,28 @@ impl Lake {
         Ok(())
     }
 
+    /// Holds off commit rounds (taken before the server's catalog lock, as
+    /// [`Lake::commit_table`] takes them): an ALTER of a lake table holds it, so no round
+    /// writes rows in a lake schema that changes under it, and the next round reads the
+    /// altered table's log in its new lake schema.
+    pub async fn hold_commits(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.commit.lock().await
+    }
+
+    /// ALTER TABLE ADD COLUMN of a lake-enabled table on its lake table, the first step of the
+    /// ALTER as in Fluss 0.9.1 (`MetadataManager.alterTableSchema`: "lake first"); the caller
+    /// stores the Fluss schema only when this succeeds, and holds [`Lake::hold_commits`].
+    pub async fn add_columns(
+        &self,
+        current: &Arc<TableMeta>,
+        altered: &Arc<TableMeta>,
+        columns: &[AddColumn],
+    ) -> Result<()> {
+        let (c, a, cols) = (current.clone(), altered.clone(), columns.to_vec());
+        self.on_format(|f| async move { f.add_columns(&c, &a, &cols).await })
+            .await
+    }
+
     /// Loads the lake snapshots of the lake-enabled tables from their lake tables (at
     /// start-up): the snapshots committed by the tiering for this table id.
     pub async fn recover(&self, tables: &[Arc<TableMeta>]) {
@@ -491,6 +524,10 @@ impl Lake {
         meta: &Arc<TableMeta>,
     ) -> Result<Option<LakeSnapshot>> {
         let _one = self.commit.lock().await;
+        // An ALTER may have stored a newer schema while this round waited for the lock: the
+        // log's batches of that schema id are read with the table as it is now.
+        let current = crate::service::lock_catalog(server).table_by_id(meta.entry.id);
+        let meta = current.as_ref().unwrap_or(meta);
         lock(&self.tables)
             .entry(meta.entry.id)
             .or_default()

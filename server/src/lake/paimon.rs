@@ -20,6 +20,15 @@
 //! `paimon.X` become Paimon options `X`; every other property `fluss.<key>`; `bucket`,
 //! `bucket-key`, `path` and `partition.legacy-name` cannot be set (Fluss's error).
 //!
+//! `ALTER TABLE ... ADD COLUMN` (nullable, last) of a lake-enabled table alters the Paimon
+//! table first, as Fluss 0.9.1's `PaimonLakeCatalog.alterTable` does: each new column (with
+//! its comment) goes in before the first system column `__bucket`, so the Paimon columns stay
+//! the Fluss columns then the system ones; data files written before keep their schema id and
+//! Paimon's readers fill the new column with NULL for them. When the Paimon table already has
+//! the new columns (an earlier ALTER altered it, then the server died before the Fluss schema
+//! was stored) the lake part is skipped; a Paimon table matching neither the Fluss table nor
+//! the altered one refuses the ALTER (InvalidAlterTableException naming both schemas).
+//!
 //! Where the offsets go (a deviation from Fluss): Fluss records each round's offsets file as
 //! the Paimon snapshot property `fluss-offsets`; the crate has no way to set snapshot
 //! properties, so here each round commits with commit user `__fluss_lake_tiering` and its own
@@ -41,13 +50,13 @@ use arrow_array::{Int8Array, RecordBatch};
 use arrow_schema::SchemaRef;
 use paimon::catalog::Identifier;
 use paimon::spec::{
-    BigIntType, BinaryType, BooleanType, CharType, DataType as PType, DateType, DecimalType,
-    DoubleType, FloatType, IntType, LocalZonedTimestampType, Schema as PaimonSchema, SmallIntType,
-    TimeType, TimestampType, TinyIntType, VarBinaryType, VarCharType,
+    BigIntType, BinaryType, BooleanType, CharType, ColumnMove, DataType as PType, DateType,
+    DecimalType, DoubleType, FloatType, IntType, LocalZonedTimestampType, Schema as PaimonSchema,
+    SchemaChange, SmallIntType, TimeType, TimestampType, TinyIntType, VarBinaryType, VarCharType,
 };
 use paimon::Catalog;
 use riverlet::lake::paimon_err;
-use riverlet::metadata::{DataType, TypeKind};
+use riverlet::metadata::{AddColumn, DataType, TypeKind};
 use riverlet::record::ChangeType;
 use riverlet::{Error, Result};
 
@@ -173,7 +182,7 @@ fn paimon_schema(meta: &TableMeta) -> Result<PaimonSchema> {
                 c.name
             )));
         }
-        b = b.column(c.name.clone(), paimon_type(t)?);
+        b = b.column_with_description(c.name.clone(), paimon_type(t)?, c.comment.clone());
     }
     b = b
         .column(BUCKET_COLUMN, PType::Int(IntType::new()))
@@ -193,6 +202,35 @@ fn paimon_schema(meta: &TableMeta) -> Result<PaimonSchema> {
         .comment(meta.descriptor.comment.clone());
     b.build()
         .map_err(|e| perr(format!("the Paimon schema of {}", meta.path()), e))
+}
+
+/// Whether the Paimon table's schema `have` is laid out as `want` (Fluss's
+/// `isPaimonSchemaCompatible`): the same columns in order (name, type, comment; field ids
+/// aside), primary and partition keys, table comment, and each option `want` sets with the
+/// same value (options the table has beyond them do not matter).
+fn same_layout(have: &paimon::spec::TableSchema, want: &PaimonSchema) -> bool {
+    have.fields().len() == want.fields().len()
+        && have.fields().iter().zip(want.fields()).all(|(a, b)| {
+            a.name() == b.name()
+                && a.data_type() == b.data_type()
+                && a.description() == b.description()
+        })
+        && have.primary_keys() == want.primary_keys()
+        && have.partition_keys() == want.partition_keys()
+        && have.comment() == want.comment()
+        && want
+            .options()
+            .iter()
+            .all(|(k, v)| have.options().get(k) == Some(v))
+}
+
+/// `name TYPE, ...` of Paimon columns, for messages.
+fn layout_text(fields: &[paimon::spec::DataField]) -> String {
+    let cols: Vec<String> = fields
+        .iter()
+        .map(|f| format!("{} {}", f.name(), f.data_type()))
+        .collect();
+    format!("({})", cols.join(", "))
 }
 
 fn ident(meta: &TableMeta) -> Identifier {
@@ -364,6 +402,83 @@ impl LakeTableFormat for PaimonFormat {
             }
             Err(e) => Err(perr(format!("create Paimon table {}", meta.path()), e)),
         }
+    }
+
+    /// Fluss's `PaimonLakeCatalog.alterTable` for ADD COLUMN: the Paimon table laid out as
+    /// `current` is now gets the columns before `__bucket`; laid out as `altered` already, it
+    /// is left as it is; otherwise the ALTER is refused, naming both schemas.
+    async fn add_columns(
+        &self,
+        current: &TableMeta,
+        altered: &TableMeta,
+        columns: &[AddColumn],
+    ) -> Result<()> {
+        let path = current.path();
+        let t = match self.catalog.get_table(&ident(current)).await {
+            Ok(t) => t,
+            // Fluss's coordinator words it so
+            Err(paimon::Error::TableNotExist { .. }) => {
+                return Err(Error::internal(format!(
+                    "Lake table doesn't exist for lake-enabled table {path}, which shouldn't \
+                     happen. Please check if the lake table was deleted manually."
+                )))
+            }
+            Err(e) => return Err(perr(format!("load the Paimon table {path}"), e)),
+        };
+        let have = t.schema();
+        if same_layout(have, &paimon_schema(altered)?) {
+            tracing::info!("{path}: the Paimon table has the added column(s) already");
+            return Ok(());
+        }
+        let now = paimon_schema(current)?;
+        if !same_layout(have, &now) {
+            return Err(Error::from_fluss(
+                riverlet::error::codes::INVALID_ALTER_TABLE_EXCEPTION,
+                format!(
+                    "Paimon schema is not compatible with Fluss schema: Paimon schema: {}, \
+                     Fluss schema: {}. therefore you need to add the diff columns all at \
+                     once, rather than applying other table changes: ADD COLUMN {} (table \
+                     {path})",
+                    layout_text(have.fields()),
+                    layout_text(now.fields()),
+                    columns
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        let mut changes = Vec::with_capacity(columns.len());
+        for c in columns {
+            let data_type = paimon_type(&c.data_type).map_err(|e| {
+                Error::new(
+                    e.kind(),
+                    format!("ALTER TABLE {path} ADD COLUMN {}: {}", c.name, e.message()),
+                )
+            })?;
+            changes.push(SchemaChange::AddColumn {
+                field_names: vec![c.name.clone()],
+                data_type,
+                comment: c.comment.clone(),
+                column_move: Some(ColumnMove::move_before(
+                    c.name.clone(),
+                    BUCKET_COLUMN.to_string(),
+                )),
+            });
+        }
+        self.catalog
+            .alter_table(&ident(current), changes, false)
+            .await
+            .map_err(|e| match e {
+                paimon::Error::ColumnAlreadyExist { .. } | paimon::Error::ColumnNotExist { .. } => {
+                    Error::from_fluss(
+                        riverlet::error::codes::INVALID_ALTER_TABLE_EXCEPTION,
+                        format!("ALTER TABLE {path}: the Paimon table: {e}"),
+                    )
+                }
+                e => perr(format!("add column(s) to the Paimon table {path}"), e),
+            })
     }
 
     async fn begin_round(&self, meta: &TableMeta) -> Result<Box<dyn TieringRound>> {

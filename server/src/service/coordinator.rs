@@ -172,6 +172,7 @@ impl Server {
     }
 
     /// ALTER TABLE: ADD COLUMN (nullable, LAST) only; other changes are refused, naming them.
+    /// A lake-enabled table's lake table is altered first (`Server::add_columns`).
     pub(super) fn alter_table(&self, r: AlterTableRequest) -> Result<AlterTableResponse> {
         let path = TablePath::new(&r.table_path.database_name, &r.table_path.table_name);
         let refuse = |what: &str| {
@@ -234,12 +235,7 @@ impl Server {
                 comment: c.comment.clone(),
             });
         }
-        let done = lock(&self.catalog).add_columns(
-            &r.table_path.database_name,
-            &r.table_path.table_name,
-            &columns,
-            r.ignore_if_not_exists,
-        )?;
+        let done = self.add_columns(&path, &columns, r.ignore_if_not_exists)?;
         if let Some(t) = done {
             tracing::info!(
                 "{}: schema id {} adds {} column(s)",

@@ -110,6 +110,57 @@ impl Server {
         i64::MAX
     }
 
+    /// ALTER TABLE ADD COLUMN (runs on the blocking pool): checked and planned in the catalog,
+    /// then for a lake-enabled table its lake table is altered, then the new schema is stored
+    /// — "lake first", as Fluss 0.9.1's `MetadataManager.alterTableSchema`: when the lake
+    /// refuses or fails, the ALTER fails and the Fluss schema is unchanged. Commit rounds are
+    /// held off meanwhile (before the catalog lock, the order a round takes them in). Returns
+    /// the table's new meta (None: missing and `ignore`).
+    pub(super) fn add_columns(
+        &self,
+        path: &riverlet::metadata::TablePath,
+        columns: &[riverlet::metadata::AddColumn],
+        ignore: bool,
+    ) -> Result<Option<std::sync::Arc<TableMeta>>> {
+        #[cfg(feature = "lake")]
+        let (lake, handle) = match self.lake.get() {
+            Some(l) => (
+                Some(l),
+                Some(tokio::runtime::Handle::try_current().map_err(|e| {
+                    riverlet::Error::internal(format!("ALTER TABLE outside the runtime: {e}"))
+                })?),
+            ),
+            None => (None, None),
+        };
+        #[cfg(feature = "lake")]
+        let _no_round = match (lake, &handle) {
+            (Some(l), Some(h)) => Some(h.block_on(l.hold_commits())),
+            _ => None,
+        };
+        let mut c = super::lock(&self.catalog);
+        let Some((current, altered)) =
+            c.plan_add_columns(&path.database, &path.table, columns, ignore)?
+        else {
+            return Ok(None);
+        };
+        if current.descriptor.lake_enabled() {
+            #[cfg(feature = "lake")]
+            if let (Some(l), Some(h)) = (lake, &handle) {
+                h.block_on(l.add_columns(&current, &altered, columns))?;
+                return c.store_altered(altered).map(Some);
+            }
+            // Fluss's coordinator answers so
+            return Err(fluss(
+                error_codes::INVALID_ALTER_TABLE_EXCEPTION,
+                format!(
+                    "Cannot alter schema for datalake enabled table {path}, because the Fluss \
+                     cluster doesn't enable datalake tables."
+                ),
+            ));
+        }
+        c.store_altered(altered).map(Some)
+    }
+
     /// Creates the lake table of a new lake-enabled table (runs on the blocking pool).
     pub(super) fn create_lake_table(&self, meta: &std::sync::Arc<TableMeta>) -> Result<()> {
         #[cfg(feature = "lake")]
