@@ -208,7 +208,12 @@ public abstract class SparkTestBase {
           + "demand");
       return false;
     }
-    (PAIMON_CATALOG.equals(catalog) ? paimonServer : server).commitLake();
+    if (PAIMON_CATALOG.equals(catalog)) {
+      lakeCatalog("paimon");
+      paimonServer.commitLake();
+    } else {
+      server.commitLake();
+    }
     return true;
   }
 
@@ -220,8 +225,11 @@ public abstract class SparkTestBase {
 
   /** A direct connection to the server behind {@code catalog} (see {@link #lakeCatalog}). */
   protected static Connection connection(String catalog) {
-    spark();
-    return PAIMON_CATALOG.equals(catalog) ? paimonConnection : connection;
+    if (PAIMON_CATALOG.equals(catalog)) {
+      lakeCatalog("paimon");
+      return paimonConnection;
+    }
+    return connection();
   }
 
   @BeforeAll
