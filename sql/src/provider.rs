@@ -1,6 +1,7 @@
 //! [`FlussTable`]: one Fluss table (its latest view, its `$changelog`, or a commit-time window)
-//! as a DataFusion table. Every read is one core [`ReadRequest`] per bucket; what the request
-//! means (projection, filter, partition pruning, limit, PK merge, window) is the core's.
+//! as a DataFusion table. Every read is one core [`ReadRequest`] per bucket (a lake view's, one
+//! for the whole view); what the request means (projection, filter, partition pruning, limit,
+//! PK merge, window, union with the lake) is the core's.
 
 use std::fmt;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan};
 use futures::{StreamExt, TryStreamExt};
-use riverlet::client::Table;
+use riverlet::client::{Table, TableView};
 use riverlet::scan::{Expr as CoreExpr, ReadRequest, TimePoint};
 
 use crate::{bridge, core_err, filter};
@@ -96,8 +97,18 @@ impl FlussTable {
             .then_some(core)
     }
 
-    /// The number of buckets of every partition: one DataFusion partition reads one bucket.
+    /// Whether a read is split by bucket: the table itself is; a lake view (`t$lake`,
+    /// `t$lake$snapshots`) is read whole, as the core takes no bucket selection for it.
+    fn per_bucket(&self) -> bool {
+        self.table.view == TableView::Table
+    }
+
+    /// The number of DataFusion partitions of a read: one per bucket of every partition (one
+    /// for a lake view, read whole).
     pub fn num_buckets(&self) -> usize {
+        if !self.per_bucket() {
+            return 1;
+        }
         self.table.info().num_buckets().max(1) as usize
     }
 
@@ -180,7 +191,9 @@ impl TableProvider for FlussTable {
         let partitions = (0..self.num_buckets())
             .map(|b| {
                 let mut r = request.clone();
-                r.buckets = Some(vec![b as i32]);
+                if self.per_bucket() {
+                    r.buckets = Some(vec![b as i32]);
+                }
                 Arc::new(BucketRead {
                     table: self.table.clone(),
                     request: r,

@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod lake;
 mod plain_read;
 mod spark_reads;
 mod time_range;

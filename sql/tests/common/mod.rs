@@ -22,8 +22,44 @@ pub struct Env {
 impl Env {
     /// A fresh server; datetime texts of the session are read in UTC.
     pub async fn new() -> Env {
+        Env::with_server_options(&[]).await
+    }
+
+    /// A fresh server tiering lake-enabled tables to `format`'s lake (`iceberg` or `paimon`)
+    /// in the warehouse `lake_warehouse()`; lake commits only by [`Env::commit_lake`].
+    pub async fn with_lake(format: &str) -> Env {
+        let warehouse = format!("datalake.{format}.warehouse");
+        Env::with_server_options(&[("datalake.format", format), (&warehouse, "")]).await
+    }
+
+    /// The warehouse directory of [`Env::with_lake`].
+    pub fn lake_warehouse(&self) -> std::path::PathBuf {
+        self._dir.path().join("warehouse")
+    }
+
+    /// Commits the new rows of every lake-enabled table to the lake now.
+    pub fn commit_lake(&self) {
+        self._server.commit_lake().unwrap();
+    }
+
+    /// The server's bootstrap address.
+    pub fn bootstrap(&self) -> String {
+        self._server.bootstrap_servers()
+    }
+
+    /// A fresh server with `options` (Fluss names; an empty value of a `*.warehouse` option is
+    /// the warehouse directory of [`Env::lake_warehouse`]).
+    async fn with_server_options(options: &[(&str, &str)]) -> Env {
         let dir = tempfile::tempdir().unwrap();
-        let config = riverlet_server::ServerConfig::new(dir.path()).with_port(0);
+        let mut config = riverlet_server::ServerConfig::new(dir.path()).with_port(0);
+        let warehouse = dir.path().join("warehouse");
+        for (key, value) in options {
+            let value = match *value {
+                "" if key.ends_with(".warehouse") => warehouse.to_str().unwrap(),
+                v => v,
+            };
+            config.set(key, value).unwrap();
+        }
         let server = riverlet_server::LocalServer::start(config).unwrap();
         // INSERT INTO a partitioned table creates its partitions, as Fluss's Spark writes do.
         let props: BTreeMap<String, String> = [

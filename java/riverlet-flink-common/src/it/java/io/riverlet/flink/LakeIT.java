@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import io.riverlet.LocalServer;
 import org.apache.flink.table.api.TableEnvironment;
@@ -19,18 +23,25 @@ import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.types.Row;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The lake part of the Ververica quickstart (fluss-quickstart-ververica.txt) in batch mode,
- * against an embedded server tiering to Iceberg: {@code trades$lake} (buy and sell volume in
- * the lake), {@code trades$lake$snapshots} (one row per commit) and the union read of
- * {@code trades} (per-symbol totals over every trade). The trades are written in three rounds
- * with a lake commit after the first two, so the lake holds rounds 1 and 2 and the union read
- * all three; every expected total is computed from the rows written.
+ * against embedded servers tiering to Iceberg (catalog {@code fluss_catalog}) and to Paimon
+ * (catalog {@code paimon_catalog}, a second server on the same MiniCluster):
+ * {@code trades$lake} (buy and sell volume in the lake), {@code trades$lake$snapshots} (one row
+ * per commit) and the union read of {@code trades} (per-symbol totals over every trade). The
+ * trades are written in three rounds with a lake commit after the first two, so the lake holds
+ * rounds 1 and 2 and the union read all three; every expected total is computed from the rows
+ * written. Over Paimon also a primary-key table: the union read is the lake's merged state with
+ * the later changes of the log winning by key, deletes included.
  */
 class LakeIT extends FlinkTestBase {
 
@@ -40,18 +51,68 @@ class LakeIT extends FlinkTestBase {
     private static final int LAKE_END = ROUND_ENDS[1];
     private static final int ALL_END = ROUND_ENDS[2];
 
+    /** The server tiering to Paimon, behind the catalog {@code paimon_catalog}. */
+    private static LocalServer paimonServer;
+
     @BeforeAll
     static void startLakeServerAndWrite() throws Exception {
         Assumptions.assumeTrue(EXTERNAL_BOOTSTRAP == null,
                 "lake commits need the embedded server (LocalServer.commitLake)");
-        // The base class started a plain server: this class needs one that tiers to Iceberg.
+        // The base class started a plain server: this class needs one that tiers to Iceberg,
+        // and one that tiers to Paimon.
         server.close();
         server = LocalServer.start(dataDir.resolve("lake-data"), "127.0.0.1", 0, Map.of(),
                 Map.of("datalake.format", "iceberg",
                         "datalake.iceberg.warehouse", dataDir.resolve("warehouse").toString()));
+        paimonServer = LocalServer.start(dataDir.resolve("paimon-data"), "127.0.0.1", 0, Map.of(),
+                Map.of("datalake.format", "paimon",
+                        "datalake.paimon.warehouse", paimonWarehouse().toString()));
+        for (String format : new String[] {"iceberg", "paimon"}) {
+            writeTrades(catalog(format), "iceberg".equals(format) ? server : paimonServer);
+        }
+    }
+
+    @AfterAll
+    static void stopPaimonServer() {
+        if (paimonServer != null) {
+            paimonServer.close();
+            paimonServer = null;
+        }
+    }
+
+    private static Path paimonWarehouse() {
+        return dataDir.resolve("paimon-warehouse");
+    }
+
+    /** The catalog whose server tiers to {@code format}'s lake. */
+    private static String catalog(String format) {
+        return "iceberg".equals(format) ? "fluss_catalog" : "paimon_catalog";
+    }
+
+    /** {@code `catalog`.`finance`.`name`} of {@code format}'s catalog. */
+    private static String t(String format, String name) {
+        return "`" + catalog(format) + "`.`finance`.`" + name + "`";
+    }
+
+    /** A batch environment with both catalogs ({@code fluss_catalog} the current one). */
+    private static TableEnvironment lakeEnv() {
         TableEnvironment env = batchEnv();
-        run(env, "CREATE DATABASE IF NOT EXISTS `fluss_catalog`.`finance`");
-        run(env, "CREATE TABLE `fluss_catalog`.`finance`.`trades` (\n"
+        env.executeSql("CREATE CATALOG `paimon_catalog` WITH ('type' = 'fluss', "
+                + "'bootstrap.servers' = '" + paimonServer.bootstrapServers() + "')");
+        return env;
+    }
+
+    /**
+     * Writes the trades in three rounds with a lake commit after the first two. A lake commit
+     * covers every lake-enabled table of its server, so the Paimon server's primary-key table
+     * {@code accounts} is written here too, around the second commit: its first changes before
+     * it, the later ones after the last.
+     */
+    private static void writeTrades(String catalog, LocalServer lakeServer) {
+        TableEnvironment env = lakeEnv();
+        boolean paimon = lakeServer == paimonServer;
+        run(env, "CREATE DATABASE IF NOT EXISTS `" + catalog + "`.`finance`");
+        run(env, "CREATE TABLE `" + catalog + "`.`finance`.`trades` (\n"
                 + "    `trade_id`   BIGINT,\n    `account_id` INT NOT NULL,\n"
                 + "    `notional`   DECIMAL(15, 2),\n    `trade_date` DATE,\n"
                 + "    `side`       STRING,\n    `symbol`     STRING\n) WITH (\n"
@@ -67,12 +128,46 @@ class LakeIT extends FlinkTestBase {
                         .append(1 + id % 5).append("', '").append(side(id)).append("', '")
                         .append(symbol(id)).append("')");
             }
-            run(env, "INSERT INTO `fluss_catalog`.`finance`.`trades` VALUES\n" + values);
+            run(env, "INSERT INTO `" + catalog + "`.`finance`.`trades` VALUES\n" + values);
+            if (paimon && round == 1) {
+                writeAccountsBeforeTheCommit(env);
+            }
             if (round < 2) {
-                server.commitLake();
+                lakeServer.commitLake();
             }
             first = ROUND_ENDS[round] + 1;
         }
+        if (paimon) {
+            writeAccountsAfterTheCommit(env);
+        }
+    }
+
+    /** The rows of {@code accounts} in its one lake commit (its merged state there). */
+    private static final List<String> ACCOUNTS_AT_COMMIT =
+            List.of("+I[1, a1, 10]", "+I[2, b2, 21]", "+I[4, a4, 40]");
+    /** The rows of {@code accounts} after the later changes (the log wins by key). */
+    private static final List<String> ACCOUNTS_LATEST =
+            List.of("+I[1, c1, 11]", "+I[2, b2, 21]", "+I[3, c3, 31]", "+I[5, c5, 50]");
+
+    /** Inserts, updates and deletes in {@code accounts} before its lake commit. */
+    private static void writeAccountsBeforeTheCommit(TableEnvironment env) {
+        String accounts = t("paimon", "accounts");
+        run(env, "CREATE TABLE " + accounts + " (`id` BIGINT, `name` STRING, `balance` INT,"
+                + " PRIMARY KEY (`id`) NOT ENFORCED) WITH ('bucket.num' = '2',"
+                + " 'table.datalake.enabled' = 'true', 'table.datalake.freshness' = '1h')");
+        run(env, "INSERT INTO " + accounts + " VALUES (CAST(1 AS BIGINT), 'a1', 10),"
+                + " (CAST(2 AS BIGINT), 'a2', 20), (CAST(3 AS BIGINT), 'a3', 30),"
+                + " (CAST(4 AS BIGINT), 'a4', 40)");
+        run(env, "INSERT INTO " + accounts + " VALUES (CAST(2 AS BIGINT), 'b2', 21)");
+        run(env, "DELETE FROM " + accounts + " WHERE `id` = 3");
+    }
+
+    /** Changes after the last commit, only in the log: a key updated, added, re-added, deleted. */
+    private static void writeAccountsAfterTheCommit(TableEnvironment env) {
+        String accounts = t("paimon", "accounts");
+        run(env, "INSERT INTO " + accounts + " VALUES (CAST(1 AS BIGINT), 'c1', 11),"
+                + " (CAST(5 AS BIGINT), 'c5', 50), (CAST(3 AS BIGINT), 'c3', 31)");
+        run(env, "DELETE FROM " + accounts + " WHERE `id` = 4");
     }
 
     private static BigDecimal notional(int id) {
@@ -103,11 +198,12 @@ class LakeIT extends FlinkTestBase {
         return out;
     }
 
-    @Test
-    void lakeOnlyReadOfTheTrades() {
-        List<String> rows = rows(batchEnv(),
+    @ParameterizedTest
+    @ValueSource(strings = {"iceberg", "paimon"})
+    void lakeOnlyReadOfTheTrades(String format) {
+        List<String> rows = rows(lakeEnv(),
                 "SELECT `side`, COUNT(*), SUM(`notional`)\n"
-                        + "FROM `fluss_catalog`.`finance`.`trades$lake`\nGROUP BY `side`");
+                        + "FROM " + t(format, "trades$lake") + "\nGROUP BY `side`");
         assertRows(totals(LAKE_END, LakeIT::side), rows);
         assertEquals(2, rows.size(), rows.toString());
     }
@@ -202,27 +298,72 @@ class LakeIT extends FlinkTestBase {
         }
     }
 
-    @Test
-    void unionReadOfTheTrades() {
-        String union = "SELECT `symbol`, COUNT(*), SUM(`notional`)\n"
-                + "FROM `fluss_catalog`.`finance`.`trades`\nGROUP BY `symbol`";
-        assertRows(totals(ALL_END, LakeIT::symbol), rows(batchEnv(), union));
+    @ParameterizedTest
+    @ValueSource(strings = {"iceberg", "paimon"})
+    void unionReadOfTheTrades(String format) {
+        TableEnvironment env = lakeEnv();
+        String trades = t(format, "trades");
+        String lake = t(format, "trades$lake");
+        String union = "SELECT `symbol`, COUNT(*), SUM(`notional`)\nFROM " + trades
+                + "\nGROUP BY `symbol`";
+        assertRows(totals(ALL_END, LakeIT::symbol), rows(env, union));
         // The rows written after the last commit are in the union read, not in the lake.
-        List<String> lakeBySymbol = rows(batchEnv(),
-                "SELECT `symbol`, COUNT(*), SUM(`notional`)\n"
-                        + "FROM `fluss_catalog`.`finance`.`trades$lake`\nGROUP BY `symbol`");
+        List<String> lakeBySymbol = rows(env,
+                "SELECT `symbol`, COUNT(*), SUM(`notional`)\nFROM " + lake + "\nGROUP BY `symbol`");
         assertRows(totals(LAKE_END, LakeIT::symbol), lakeBySymbol);
-        List<String> lateInLake = rows(batchEnv(),
-                "SELECT `trade_id` FROM `fluss_catalog`.`finance`.`trades$lake` WHERE `trade_id` > "
-                        + LAKE_END);
+        List<String> lateInLake = rows(env,
+                "SELECT `trade_id` FROM " + lake + " WHERE `trade_id` > " + LAKE_END);
         assertEquals(List.of(), lateInLake);
-        List<String> lateInUnion = rows(batchEnv(),
-                "SELECT `trade_id` FROM `fluss_catalog`.`finance`.`trades` WHERE `trade_id` > "
-                        + LAKE_END);
+        List<String> lateInUnion = rows(env,
+                "SELECT `trade_id` FROM " + trades + " WHERE `trade_id` > " + LAKE_END);
         assertEquals(ALL_END - LAKE_END, lateInUnion.size(), lateInUnion.toString());
         // COUNT(*) pushed down to the core counts the union too.
-        assertEquals(List.of("+I[" + ALL_END + "]"),
-                rows(batchEnv(), "SELECT COUNT(*) FROM `fluss_catalog`.`finance`.`trades`"));
+        assertEquals(List.of("+I[" + ALL_END + "]"), rows(env, "SELECT COUNT(*) FROM " + trades));
+    }
+
+    @Test
+    void paimonLakeSnapshotsOfTheTrades() {
+        // Paimon's own snapshots table: Paimon numbers a table's snapshots from 1, one per
+        // commit; each tiering round appends the rows written since the previous one.
+        TableEnvironment env = lakeEnv();
+        assertRows(List.of("+I[1, APPEND, " + ROUND_ENDS[0] + ", " + ROUND_ENDS[0] + "]",
+                        "+I[2, APPEND, " + (LAKE_END - ROUND_ENDS[0]) + ", " + LAKE_END + "]"),
+                rows(env, "SELECT `snapshot_id`, `commit_kind`, `delta_record_count`,"
+                        + " `total_record_count` FROM " + t("paimon", "trades$lake$snapshots")));
+        // Paimon's commit_time is a TIMESTAMP(3) without time zone, as in Paimon.
+        ResolvedSchema snaps = env.from(t("paimon", "trades$lake$snapshots")).getResolvedSchema();
+        assertEquals(new TimestampType(3), type(snaps, "commit_time"));
+    }
+
+    @Test
+    void paimonPrimaryKeyUnionReadLetsTheLogWinByKey() throws Exception {
+        TableEnvironment env = lakeEnv();
+        String accounts = t("paimon", "accounts");
+        String columns = "SELECT `id`, `name`, `balance` FROM ";
+        // $lake: the lake's merged state at the commit, one row per key (update, delete applied).
+        assertRows(ACCOUNTS_AT_COMMIT, rows(env, columns + t("paimon", "accounts$lake")));
+        assertEquals(List.of("+I[1]"),
+                rows(env, "SELECT COUNT(*) FROM " + t("paimon", "accounts$lake$snapshots")));
+        // The union read: the changes after the commit win by key, a delete removes its key.
+        assertRows(ACCOUNTS_LATEST, rows(env, columns + accounts));
+        assertEquals(List.of("+I[" + ACCOUNTS_LATEST.size() + "]"),
+                rows(env, "SELECT COUNT(*) FROM " + accounts));
+
+        // The union read takes the keys the log did not change from the lake: without the
+        // lake's data files (Paimon keeps them in bucket-N directories) it fails, where the
+        // log alone would still give every row. Last: nothing else reads this table.
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(paimonWarehouse().resolve("finance.db/accounts"))) {
+            files = walk.filter(Files::isRegularFile)
+                    .filter(p -> p.getParent().getFileName().toString().startsWith("bucket-"))
+                    .collect(Collectors.toList());
+        }
+        assertTrue(!files.isEmpty(), "the lake has data files");
+        for (Path f : files) {
+            Files.delete(f);
+        }
+        Throwable read = assertThrows(Throwable.class, () -> rows(env, columns + accounts));
+        assertTrue(causes(read).contains("accounts"), causes(read));
     }
 
     @Test

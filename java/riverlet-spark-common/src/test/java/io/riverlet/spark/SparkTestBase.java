@@ -38,10 +38,16 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class SparkTestBase {
   protected static final String CATALOG = "fluss_catalog";
+  /** The catalog of the second embedded server, whose lake is Paimon ({@link #lakeCatalog}). */
+  protected static final String PAIMON_CATALOG = "paimon_catalog";
 
   private static LocalServer server;
   private static Connection connection;
   private static SparkSession spark;
+  /** The embedded server tiering to Paimon, started on first use by {@link #lakeCatalog}. */
+  private static LocalServer paimonServer;
+  private static Connection paimonConnection;
+  private static Path tempDir;
 
   protected String db;
 
@@ -64,6 +70,7 @@ public abstract class SparkTestBase {
       if (bootstrap == null) {
         try {
           Path dir = Files.createTempDirectory("riverlet-spark-test");
+          tempDir = dir;
           // Tiering to Iceberg on (it touches only tables with 'table.datalake.enabled').
           server = LocalServer.start(dir.resolve("data"), "127.0.0.1", 0, Map.of(),
               Map.of("datalake.format", "iceberg",
@@ -93,6 +100,58 @@ public abstract class SparkTestBase {
     return spark;
   }
 
+  /**
+   * The catalog whose embedded server tiers lake-enabled tables to {@code format}'s lake:
+   * {@link #CATALOG} for {@code iceberg}; for {@code paimon} {@link #PAIMON_CATALOG}, a second
+   * embedded server (a Paimon filesystem warehouse) registered in the same session on first use,
+   * so the lake tests run over both formats without a second Spark session. Embedded server
+   * only: callers skip themselves on an external one.
+   */
+  protected static synchronized String lakeCatalog(String format) {
+    spark();
+    switch (format) {
+      case "iceberg":
+        return CATALOG;
+      case "paimon":
+        break;
+      default:
+        throw new IllegalArgumentException("no test catalog tiers to lake format " + format);
+    }
+    if (server == null) {
+      throw new IllegalStateException("the Paimon lake catalog needs the embedded server");
+    }
+    if (paimonServer == null) {
+      paimonServer = LocalServer.start(tempDir.resolve("paimon-data"), "127.0.0.1", 0, Map.of(),
+          Map.of("datalake.format", "paimon",
+              "datalake.paimon.warehouse", tempDir.resolve("paimon-warehouse").toString()));
+      paimonConnection = Riverlet.connect(paimonServer.bootstrapServers(), Map.of());
+      // Spark loads a catalog from the session's configuration when a statement first names it.
+      String key = "spark.sql.catalog." + PAIMON_CATALOG;
+      spark.conf().set(key, SparkCatalog.class.getName());
+      spark.conf().set(key + ".bootstrap.servers", paimonServer.bootstrapServers());
+    }
+    return PAIMON_CATALOG;
+  }
+
+  /**
+   * Removes the data files (not the metadata) of Paimon table {@code database.table} of the
+   * {@link #PAIMON_CATALOG} server's warehouse: Paimon keeps them in its {@code bucket-N}
+   * directories. Returns how many it removed. A read that still succeeds did not read the lake.
+   */
+  protected static int removePaimonDataFiles(String database, String table) throws IOException {
+    Path dir = tempDir.resolve("paimon-warehouse").resolve(database + ".db").resolve(table);
+    List<Path> files;
+    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+      files = walk.filter(Files::isRegularFile)
+          .filter(p -> p.getParent().getFileName().toString().startsWith("bucket-"))
+          .collect(Collectors.toList());
+    }
+    for (Path f : files) {
+      Files.delete(f);
+    }
+    return files.size();
+  }
+
   private static synchronized void shutdown() {
     if (spark != null) {
       spark.stop();
@@ -102,6 +161,12 @@ public abstract class SparkTestBase {
     }
     if (server != null) {
       server.close();
+    }
+    if (paimonConnection != null) {
+      paimonConnection.close();
+    }
+    if (paimonServer != null) {
+      paimonServer.close();
     }
   }
 
@@ -127,6 +192,15 @@ public abstract class SparkTestBase {
    * now. Returns false (after printing why) on an external server, which tiers on its own.
    */
   protected static boolean commitLake(String test) {
+    return commitLake(test, CATALOG);
+  }
+
+  /**
+   * Commits the new rows of every lake-enabled table of the embedded server behind
+   * {@code catalog} ({@link #CATALOG} or {@link #PAIMON_CATALOG}) to its lake now; false (after
+   * printing why) on an external server, which tiers on its own.
+   */
+  protected static boolean commitLake(String test, String catalog) {
     spark();
     if (server == null) {
       System.out.println("NOT APPLICABLE to the server at " + EXTERNAL_BOOTSTRAP + ": " + test
@@ -134,7 +208,12 @@ public abstract class SparkTestBase {
           + "demand");
       return false;
     }
-    server.commitLake();
+    if (PAIMON_CATALOG.equals(catalog)) {
+      lakeCatalog("paimon");
+      paimonServer.commitLake();
+    } else {
+      server.commitLake();
+    }
     return true;
   }
 
@@ -142,6 +221,15 @@ public abstract class SparkTestBase {
   protected static Connection connection() {
     spark();
     return connection;
+  }
+
+  /** A direct connection to the server behind {@code catalog} (see {@link #lakeCatalog}). */
+  protected static Connection connection(String catalog) {
+    if (PAIMON_CATALOG.equals(catalog)) {
+      lakeCatalog("paimon");
+      return paimonConnection;
+    }
+    return connection();
   }
 
   @BeforeAll
