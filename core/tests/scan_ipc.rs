@@ -382,3 +382,108 @@ fn by_id(batches: &[RecordBatch]) -> RecordBatch {
         arrow_ord::sort::sort_to_indices(all.column_by_name("i").unwrap(), None, None).unwrap();
     arrow_select::take::take_record_batch(&all, &ids).unwrap()
 }
+
+/// `plan_splits` cuts each bucket at offsets chosen without knowing where batches start, and
+/// every piece read apart (`split`) holds whole batches: together the pieces read every row
+/// once, the forwarded ones as stored and none decoded to trim it at a cut, through the IPC
+/// path and the decode path alike, for the whole log and a time window; reads that cannot be
+/// cut say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pieces_of_a_read_hold_whole_batches_and_every_row_once() {
+    let env = TestEnv::new();
+    let conn = env.connect().await;
+    let p = env.path("ipc_splits");
+    let table = create_table(&conn, &p, descriptor(false, false, 1)).await;
+    // ten appends of 30 rows: ten batches, at offsets 0, 30, ..., 270
+    let mut marks = vec![boundary().await];
+    for k in 0..10 {
+        append_range(&table, k * 30..k * 30 + 30).await;
+        marks.push(boundary().await);
+    }
+
+    // 300 records in pieces of at most 80: four, cut at 75, 150 and 225, inside the batches
+    // at 60, 150 (its start) and 210
+    let splits = table.scan().plan_splits(80, 16).await.unwrap().unwrap();
+    assert_eq!(splits.len(), 4);
+    assert!(splits.iter().all(|s| s.bucket() == 0));
+    let mut rows_ipc = Vec::new();
+    let mut rows_decoded = Vec::new();
+    let mut forwarded_total = 0;
+    for s in &splits {
+        let (batches, forwarded, encoded) = read_back(
+            table
+                .scan()
+                .split(s.clone())
+                .execute_ipc(IpcBodies::AsStored)
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(encoded, 0, "{s:?}: a piece holds whole batches");
+        forwarded_total += forwarded;
+        // every batch of a piece is one of the appends, whole
+        for b in &batches {
+            assert_eq!(b.num_rows(), 30, "{s:?}");
+        }
+        rows_ipc.extend(triples(&batches));
+        let decoded = table.scan().split(s.clone()).collect().await.unwrap();
+        rows_decoded.extend(triples(&decoded));
+    }
+    assert_eq!(
+        forwarded_total, 10,
+        "each batch forwarded by exactly one piece"
+    );
+    rows_ipc.sort();
+    rows_decoded.sort();
+    assert_eq!(rows_ipc, written(0..300));
+    assert_eq!(rows_decoded, written(0..300));
+
+    // a window (appends 3 to 7) cut into pieces of at most 40 records
+    let window = || {
+        table
+            .scan()
+            .between(marks[3], Some(TimePoint::EpochMillis(marks[8])))
+    };
+    let splits = window().plan_splits(40, 16).await.unwrap().unwrap();
+    assert!(splits.len() >= 3, "{splits:?}");
+    let mut rows = Vec::new();
+    for s in &splits {
+        let (batches, _, encoded) = read_back(
+            window()
+                .split(s.clone())
+                .execute_ipc(IpcBodies::AsStored)
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(encoded, 0);
+        rows.extend(triples(&batches));
+    }
+    rows.sort();
+    assert_eq!(rows, written(90..240));
+
+    // a piece applies to the read it was cut from only
+    let limited = table
+        .scan()
+        .limit(5)
+        .split(splits[0].clone())
+        .collect()
+        .await;
+    assert!(limited.is_err(), "{limited:?}");
+    // reads that cannot be cut: a limit, a primary-key table's latest view
+    assert!(table
+        .scan()
+        .limit(5)
+        .plan_splits(10, 16)
+        .await
+        .unwrap()
+        .is_none());
+    let pk = create_table(
+        &conn,
+        &env.path("ipc_splits_pk"),
+        descriptor(true, false, 2),
+    )
+    .await;
+    upsert(&pk, &[(1, "a", "eu")]).await;
+    assert!(pk.scan().plan_splits(10, 16).await.unwrap().is_none());
+}
