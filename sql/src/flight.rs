@@ -112,9 +112,12 @@ const MAX_PLANS: usize = 256;
 /// batches ahead of the one being consumed (the ADBC driver: 5 record batches per endpoint,
 /// `adbc.rpc.result_queue_size`), so with one endpoint per bucket they decode one bucket at a
 /// time; pieces of a few Fluss batches (the writer's are ~2 MiB of Arrow, ~50k rows of the
-/// bench's table) let them decode all at once on every core (measured in benches/PROFILE.md).
-/// At most this many per bucket: every endpoint a client opens at once is a read running
-/// here, holding its fetched bytes ahead of the client.
+/// bench's table) would let them decode all at once. Off by default: measured (dev builds,
+/// benches/PROFILE.md) pyarrow.flight and ADBC were both slower with pieces and the server's
+/// CPU per scan nearly doubled (likely: each piece's FetchLog answers carry batches past its
+/// cut that only the next piece keeps; not measured apart). At most this many per bucket:
+/// every endpoint a client opens at once is a read running here, holding its fetched bytes
+/// ahead of the client.
 const MAX_SPLITS_PER_BUCKET: usize = 16;
 
 /// The Flight SQL service.

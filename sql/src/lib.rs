@@ -64,7 +64,7 @@ pub struct SqlOptions {
     pub ipc_bodies: IpcBodies,
     /// The Flight SQL service only: a plain read of a log table gets one endpoint per piece
     /// of about this many records of a bucket when that makes more endpoints than one per
-    /// bucket (0: one per bucket; `riverlet flight --split-records`).
+    /// bucket (0, the default: one per bucket; `riverlet flight --split-records`).
     pub split_records: u64,
 }
 
@@ -75,7 +75,7 @@ impl Default for SqlOptions {
             database: "fluss".to_string(),
             time_zone: None,
             ipc_bodies: IpcBodies::AsStored,
-            split_records: 128 * 1024,
+            split_records: 0,
         }
     }
 }

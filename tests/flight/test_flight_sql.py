@@ -218,7 +218,9 @@ def test_forwarded_reads_equal_the_decode_path(fluss, tmp_path):
     table). The gateway's debug log says which batches it forwarded."""
     log = tmp_path / "flight.log"
     with open(log, "w") as err:
-        proc = subprocess.Popen([FLIGHT, "--bootstrap", fluss, "--port", "0", "--tz", "UTC"],
+        # --split-records: the pieces below (the default is one endpoint per bucket).
+        proc = subprocess.Popen([FLIGHT, "--bootstrap", fluss, "--port", "0", "--tz", "UTC",
+                                 "--split-records", "131072"],
                                 stdout=subprocess.PIPE, stderr=err, text=True,
                                 env={**os.environ, "RIVERLET_LOG": "riverlet_sql=debug"})
     line = proc.stdout.readline()
