@@ -2,7 +2,8 @@
 """Where the Flight SQL gateway's time goes (issue 34): the same whole-table scan as
 benches/flight/run.py, with each process's CPU seconds beside the wall time. Per scan: the
 client's CPU (the worker process: Python, pyarrow, the ADBC driver's Go runtime), the
-gateway's (`riverlet-flight`) and the server's (`riverlet serve`). On a machine shared with
+gateway's (`riverlet-flight`) and the server's (`riverlet serve`; these two are averaged over
+every scan of the worker process, its warm-up included). On a machine shared with
 other work, CPU seconds move far less than wall seconds, so they say which process does the
 work; the wall time says how much of it overlaps.
 
