@@ -50,7 +50,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use prost::Message;
 use riverlet::client::Connection;
 use riverlet::metadata::TablePath;
-use riverlet::scan::{IpcStream, ReadRequest};
+use riverlet::scan::{IpcStream, ReadRequest, ReadSplit};
 use riverlet::ErrorKind;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status, Streaming};
@@ -87,6 +87,8 @@ struct Planned {
     /// A query that is a plain read of one table: the core's read, streamed as Arrow IPC
     /// messages (see [`forward_response`]) instead of running `plan`.
     plain_read: Option<(riverlet::client::Table, ReadRequest)>,
+    /// A plain read cut into more pieces than the plan has partitions: one endpoint each.
+    splits: Option<Vec<ReadSplit>>,
 }
 
 /// A plan, its task context, and which of its endpoints (index, count) a ticket names.
@@ -97,10 +99,26 @@ struct Fetch {
     part: usize,
     count: usize,
     plain_read: Option<(riverlet::client::Table, ReadRequest)>,
+    /// The piece of the plain read this endpoint reads.
+    split: Option<ReadSplit>,
 }
 
 /// Plans kept at most (the oldest are dropped first when clients never fetch theirs).
 const MAX_PLANS: usize = 256;
+
+/// A plain read of a log table gets one endpoint per piece of about `SqlOptions::split_records`
+/// records of a bucket (at most this many per bucket) when that makes more endpoints than one
+/// per bucket. Flight SQL clients that hand endpoints out in order read each only a few
+/// batches ahead of the one being consumed (the ADBC driver: 5 record batches per endpoint,
+/// `adbc.rpc.result_queue_size`), so with one endpoint per bucket they decode one bucket at a
+/// time; pieces of a few Fluss batches (the writer's are ~2 MiB of Arrow, ~50k rows of the
+/// bench's table) would let them decode all at once. Off by default: measured (dev builds,
+/// benches/PROFILE.md) pyarrow.flight and ADBC were both slower with pieces and the server's
+/// CPU per scan nearly doubled (likely: each piece's FetchLog answers carry batches past its
+/// cut that only the next piece keeps; not measured apart). At most this many per bucket:
+/// every endpoint a client opens at once is a read running here, holding its fetched bytes
+/// ahead of the client.
+const MAX_SPLITS_PER_BUCKET: usize = 16;
 
 /// The Flight SQL service.
 #[derive(Clone)]
@@ -249,11 +267,26 @@ impl FlussFlightSql {
         let task = Arc::new(df.task_ctx());
         let plan = df.create_physical_plan().await.map_err(status)?;
         let schema = plan.schema();
-        let endpoints = if splittable(&plan) {
+        let mut endpoints = if splittable(&plan) {
             plan.output_partitioning().partition_count().max(1)
         } else {
             1
         };
+        let mut splits = None;
+        if let Some((table, request)) = plain_read
+            .as_ref()
+            .filter(|_| self.options.split_records > 0)
+        {
+            let cut = request
+                .to_scan(table)
+                .plan_splits(self.options.split_records, MAX_SPLITS_PER_BUCKET)
+                .await
+                .map_err(|e| core_status(&e))?;
+            if let Some(cut) = cut.filter(|c| c.len() > endpoints) {
+                endpoints = cut.len();
+                splits = Some(cut);
+            }
+        }
         let nonce = random_token();
         let id = {
             let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
@@ -267,6 +300,7 @@ impl FlussFlightSql {
                     pending: endpoints,
                     nonce: nonce.clone(),
                     plain_read,
+                    splits,
                 },
             );
             while plans.1.len() > MAX_PLANS {
@@ -317,6 +351,11 @@ impl FlussFlightSql {
             part: part as usize,
             count: count as usize,
             plain_read: planned.plain_read.clone(),
+            split: planned
+                .splits
+                .as_ref()
+                .and_then(|s| s.get(part as usize))
+                .cloned(),
         };
         planned.pending = planned.pending.saturating_sub(1);
         if planned.pending == 0 {
@@ -366,25 +405,35 @@ fn batches_response(
 }
 
 /// A read's Arrow IPC messages as Flight data: the schema message, then each record-batch
-/// message as it came from the core (Fluss's stored Arrow when the core forwarded it).
-fn forward_response(stream: IpcStream) -> Response<BoxStream<FlightData>> {
+/// message as it came from the core (Fluss's stored Arrow when the core forwarded it). At the
+/// end, how many went out as stored and how many were encoded here is logged (debug) under
+/// `what`, the read's name.
+fn forward_response(stream: IpcStream, what: String) -> Response<BoxStream<FlightData>> {
     let schema = FlightData {
         data_header: stream.schema_message().header,
         ..Default::default()
     };
-    let messages =
-        futures::stream::unfold(
-            stream,
-            |mut s| async move { s.next().await.map(|m| (m, s)) },
-        )
-        .map(|m| {
-            m.map(|m| FlightData {
-                data_header: m.header,
-                data_body: m.body,
-                ..Default::default()
-            })
-            .map_err(|e| core_status(&e))
-        });
+    let messages = futures::stream::unfold((stream, what), |(mut s, what)| async move {
+        match s.next().await {
+            Some(m) => Some((m, (s, what))),
+            None => {
+                tracing::debug!(
+                    "plain read of {what} sent: forwarded={} encoded={}",
+                    s.forwarded(),
+                    s.encoded()
+                );
+                None
+            }
+        }
+    })
+    .map(|m| {
+        m.map(|m| FlightData {
+            data_header: m.header,
+            data_body: m.body,
+            ..Default::default()
+        })
+        .map_err(|e| core_status(&e))
+    });
     Response::new(Box::pin(
         futures::stream::once(async { Ok(schema) }).chain(messages),
     ))
@@ -513,21 +562,35 @@ impl FlightSqlService for FlussFlightSql {
             part,
             count,
             plain_read,
+            split,
         } = self.take_plan(&ticket.statement_handle)?;
         if let Some((table, mut request)) = plain_read {
-            if count > 1 {
-                // One endpoint per bucket, as the plan's partitions are.
-                request.buckets = Some(vec![part as i32]);
-            }
-            let stream = request
-                .to_scan(&table)
+            let scan = match (count, &split) {
+                (_, Some(s)) => {
+                    // One piece of a bucket, with the bounds taken at GetFlightInfo.
+                    request.buckets = Some(vec![s.bucket()]);
+                    request.to_scan(&table).split(s.clone())
+                }
+                (1, None) => request.to_scan(&table),
+                (_, None) => {
+                    // One endpoint per bucket, as the plan's partitions are.
+                    request.buckets = Some(vec![part as i32]);
+                    request.to_scan(&table)
+                }
+            };
+            let what = match &split {
+                Some(s) => format!("{} bucket {} piece {part}", table.path(), s.bucket()),
+                None if count == 1 => table.path().to_string(),
+                None => format!("{} bucket {part}", table.path()),
+            };
+            let stream = scan
                 .execute_ipc(self.options.ipc_bodies)
                 .await
                 .map_err(|e| core_status(&e))?;
             for w in stream.warnings() {
                 tracing::warn!("{}: {w}", table.path());
             }
-            return Ok(forward_response(stream));
+            return Ok(forward_response(stream, what));
         }
         let schema = plan.schema();
         let stream = if count == 1 {

@@ -62,6 +62,10 @@ pub struct SqlOptions {
     /// The Flight SQL service only: which stored log-batch bodies a plain read sends as they
     /// are (see `riverlet::scan::IpcBodies`; `riverlet flight --ipc-bodies`).
     pub ipc_bodies: IpcBodies,
+    /// The Flight SQL service only: a plain read of a log table gets one endpoint per piece
+    /// of about this many records of a bucket when that makes more endpoints than one per
+    /// bucket (0, the default: one per bucket; `riverlet flight --split-records`).
+    pub split_records: u64,
 }
 
 impl Default for SqlOptions {
@@ -71,6 +75,7 @@ impl Default for SqlOptions {
             database: "fluss".to_string(),
             time_zone: None,
             ipc_bodies: IpcBodies::AsStored,
+            split_records: 0,
         }
     }
 }

@@ -6,14 +6,17 @@ Binaries: RIVERLET_BIN (default target/debug/riverlet) and RIVERLET_FLIGHT_BIN (
 target/debug/riverlet-flight), both from `cargo build --workspace`.
 """
 
+import decimal
 import os
 import pathlib
+import re
 import subprocess
 import time
 
 import adbc_driver_flightsql.dbapi as flight_sql
 import adbc_driver_manager
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 import pyarrow.flight as flight
 import pytest
 
@@ -168,6 +171,157 @@ def test_plain_reads_stream_fluss_batches_as_written(service, fluss):
                 cur.execute("SELECT id, name FROM events")
                 assert sorted(cur.fetch_arrow_table().to_pylist(), key=key) == [
                     {"id": r["id"], "name": r["name"]} for r in written]
+    finally:
+        stop(proc)
+
+
+def put(client, table, batch):
+    """Appends `batch` to fluss.<table> with a plain Flight DoPut."""
+    writer, reader = client.do_put(flight.FlightDescriptor.for_path("fluss", table), batch.schema)
+    writer.write_batch(batch)
+    writer.done_writing()
+    reader.read()
+    writer.close()
+
+
+FORWARD_SCHEMA = ("id BIGINT, name STRING, score DOUBLE, price DECIMAL(12, 3), day DATE, "
+                  "at TIMESTAMP(6), ok BOOLEAN, raw BYTES")
+
+
+def forward_rows(lo, hi):
+    ids = list(range(lo, hi))
+    return pa.record_batch({
+        "id": pa.array(ids, pa.int64()),
+        "name": [f"n{i}" if i % 7 else None for i in ids],
+        "score": pa.array([i / 8 if i % 5 else None for i in ids], pa.float64()),
+        "price": pa.array([decimal.Decimal(i) / 1000 for i in ids], pa.decimal128(12, 3)),
+        "day": pa.array([19_000 + i % 400 for i in ids], pa.date32()),
+        "at": pa.array([1_700_000_000_000_000 + i for i in ids], pa.timestamp("us")),
+        "ok": [i % 3 == 0 for i in ids],
+        "raw": pa.array([bytes([i % 256]) * (i % 4) for i in ids], pa.binary()),
+    })
+
+
+def sent_counts(log, table):
+    """(forwarded, encoded) summed over the plain reads of fluss.<table> the gateway logged."""
+    found = re.findall(rf"plain read of fluss\.{table}(?: bucket \d+(?: piece \d+)?)? sent: "
+                       r"forwarded=(\d+) encoded=(\d+)", log.read_text())
+    return (sum(int(f) for f, _ in found), sum(int(e) for _, e in found)) if found else None
+
+
+def test_forwarded_reads_equal_the_decode_path(fluss, tmp_path):
+    """Plain reads forward Fluss's stored batches (ZSTD, LZ4_FRAME or uncompressed, as the
+    table says) and reads with a filter go through the decode path (the core decodes, the
+    gateway encodes): through pyarrow.flight and ADBC both give the schema of GetFlightInfo
+    and the rows written, for log tables of 3 buckets, projections, an empty table, and reads
+    that must be decoded (columns reordered, batches of an older schema, a primary-key
+    table). The gateway's debug log says which batches it forwarded."""
+    log = tmp_path / "flight.log"
+    with open(log, "w") as err:
+        # --split-records: the pieces below (the default is one endpoint per bucket).
+        proc = subprocess.Popen([FLIGHT, "--bootstrap", fluss, "--port", "0", "--tz", "UTC",
+                                 "--split-records", "131072"],
+                                stdout=subprocess.PIPE, stderr=err, text=True,
+                                env={**os.environ, "RIVERLET_LOG": "riverlet_sql=debug"})
+    line = proc.stdout.readline()
+    assert "listening on " in line, line
+    uri = line.split("listening on ", 1)[1].split()[0]
+    try:
+        client = flight.connect(uri)
+
+        def both(sql):
+            """pyarrow.flight (every endpoint) and ADBC: the schema GetFlightInfo gave, and
+            the rows of each, sorted by id."""
+            info, table = read_all(client, sql)
+            given = info.schema
+            assert table.schema == given, sql
+            with flight_sql.connect(uri) as conn, conn.cursor() as cur:
+                cur.execute(sql)
+                via_adbc = cur.fetch_arrow_table()
+            assert via_adbc.schema == given, sql
+            key = lambda r: r["id"]
+            rows = sorted(table.to_pylist(), key=key)
+            assert sorted(via_adbc.to_pylist(), key=key) == rows, sql
+            return given, rows
+
+        for compression in ("ZSTD", "LZ4_FRAME", "NONE"):
+            name = f"fwd_{compression.lower()}"
+            riverlet("create-table", f"fluss.{name}", "--schema", FORWARD_SCHEMA,
+                     "--buckets", "3", "--property",
+                     f"table.log.arrow.compression.type={compression}", bootstrap=fluss)
+            # An empty table: the schema alone, as the decode path gives it.
+            schema, rows = both(f"SELECT * FROM {name}")
+            decoded_schema, decoded = both(f"SELECT * FROM {name} WHERE id >= 0")
+            assert (rows, decoded, schema) == ([], [], decoded_schema), compression
+            assert sent_counts(log, name) == (0, 0), compression
+
+            written = []
+            for lo in (0, 400, 800):
+                batch = forward_rows(lo, lo + 400)
+                put(client, name, batch)
+                written.extend(batch.to_pylist())
+            for columns in ("*", "id, name, at, raw"):
+                schema, rows = both(f"SELECT {columns} FROM {name}")
+                decoded_schema, decoded = both(f"SELECT {columns} FROM {name} WHERE id >= 0")
+                assert schema == decoded_schema, (compression, columns)
+                assert rows == decoded, (compression, columns)
+                assert rows == [{k: r[k] for k in schema.names} for r in written]
+            forwarded, encoded = sent_counts(log, name)
+            # 3 appends of 3 buckets' rows, read whole and projected, twice (pyarrow, ADBC).
+            assert forwarded >= 4 * 3 and encoded == 0, (compression, forwarded, encoded)
+
+        # A bucket of 300k records is cut into 3 pieces (128k records at most each), one
+        # endpoint each; every stored batch goes out whole in one of them.
+        riverlet("create-table", "fluss.fwd_pieces", "--schema", "id BIGINT, name STRING",
+                 "--buckets", "1", bootstrap=fluss)
+        for lo in range(0, 300_000, 100_000):
+            ids = pa.array(range(lo, lo + 100_000), pa.int64())
+            put(client, "fwd_pieces", pa.record_batch(
+                {"id": ids, "name": pa.compute.cast(ids, pa.string())}))
+        info, table = read_all(client, "SELECT * FROM fwd_pieces")
+        assert len(info.endpoints) == 3
+        assert table.num_rows == 300_000
+        assert sorted(table.column("id").to_pylist()) == list(range(300_000))
+        assert table.column("name").to_pylist() == [str(i) for i in table.column("id").to_pylist()]
+        with flight_sql.connect(uri) as conn, conn.cursor() as cur:
+            cur.execute("SELECT id FROM fwd_pieces")
+            assert sorted(cur.fetch_arrow_table().column("id").to_pylist()) == list(range(300_000))
+        forwarded, encoded = sent_counts(log, "fwd_pieces")
+        assert forwarded >= 2 and encoded == 0, (forwarded, encoded)
+
+        # Columns in another order than the table's: DataFusion's plan rearranges them (the
+        # core decodes), nothing is forwarded.
+        before = sent_counts(log, "fwd_zstd")
+        schema, rows = both("SELECT at, id FROM fwd_zstd")
+        assert schema.names == ["at", "id"]
+        assert rows == [{"at": r["at"], "id": r["id"]} for r in written]
+        assert sent_counts(log, "fwd_zstd") == before
+
+        # Batches written before ADD COLUMN are widened (decoded), newer ones forwarded. All
+        # written before the gateway first opens the table: it keeps a table's schema from
+        # then on (a later ALTER needs a new gateway connection).
+        riverlet("create-table", "fluss.fwd_evolved", "--schema", "id BIGINT, name STRING",
+                 "--buckets", "2", bootstrap=fluss)
+        riverlet("write", "fluss.fwd_evolved", '[[1, "a"], [2, "b"], [3, "c"]]', bootstrap=fluss)
+        riverlet("add-columns", "fluss.fwd_evolved", "--columns", "qty INT", bootstrap=fluss)
+        riverlet("write", "fluss.fwd_evolved", '[[4, "d", 40], [5, null, 50]]', bootstrap=fluss)
+        schema, rows = both("SELECT * FROM fwd_evolved")
+        assert schema.names == ["id", "name", "qty"]
+        assert rows == [{"id": 1, "name": "a", "qty": None}, {"id": 2, "name": "b", "qty": None},
+                        {"id": 3, "name": "c", "qty": None}, {"id": 4, "name": "d", "qty": 40},
+                        {"id": 5, "name": None, "qty": 50}]
+        forwarded, encoded = sent_counts(log, "fwd_evolved")
+        assert forwarded >= 1 and encoded >= 1, (forwarded, encoded)
+
+        # A primary-key table's latest view is folded, never forwarded.
+        riverlet("create-table", "fluss.fwd_pk", "--schema", "id BIGINT NOT NULL, v STRING",
+                 "--primary-key", "id", "--buckets", "2", bootstrap=fluss)
+        put(client, "fwd_pk", pa.record_batch({"id": pa.array([1, 2], pa.int64()),
+                                               "v": ["a", "b"]}))
+        put(client, "fwd_pk", pa.record_batch({"id": pa.array([2], pa.int64()), "v": ["B"]}))
+        _, rows = both("SELECT * FROM fwd_pk")
+        assert rows == [{"id": 1, "v": "a"}, {"id": 2, "v": "B"}]
+        assert sent_counts(log, "fwd_pk")[0] == 0
     finally:
         stop(proc)
 

@@ -234,6 +234,10 @@ pub struct MessageParts {
     pub body: Range<usize>,
     /// Whether the body's buffers are compressed (LZ4_FRAME or ZSTD).
     pub compressed: bool,
+    /// The row count the message declares.
+    pub rows: i64,
+    /// How many field nodes it carries (one per field of its schema, children included).
+    pub field_nodes: usize,
 }
 
 /// The [`MessageParts`] of the encapsulated RecordBatch message at the start of `bytes`,
@@ -244,6 +248,8 @@ pub fn split_message(bytes: &[u8]) -> Result<MessageParts> {
     Ok(MessageParts {
         header: 8..m.body.start,
         compressed: m.batch.compression().is_some(),
+        rows: m.batch.length(),
+        field_nodes: m.batch.nodes().map_or(0, |n| n.len()),
         body: m.body,
     })
 }

@@ -38,6 +38,7 @@ pub use expr::{filter_batch, parse_filter, prune_partitions, CompareOp, Expr, Li
 pub use fold::{ChangeRecord, ChangelogFold, KeyChange};
 pub use ipc::{IpcBodies, IpcMessage, IpcStream};
 pub use lookup::{Lookuper, KEY_INDEX_COLUMN};
+pub use reader::ReadSplit;
 pub use request::{
     BucketOffset, Filter, ReadRequest, SubscribeRequest, READ_OPTION_KEYS, SUBSCRIBE_OPTION_KEYS,
 };
@@ -114,6 +115,7 @@ pub struct ScanBuilder {
     buckets: Option<Vec<i32>>,
     batch_size: Option<usize>,
     keep_batches: bool,
+    split: Option<ReadSplit>,
     deferred: Option<Error>,
 }
 
@@ -133,6 +135,7 @@ impl ScanBuilder {
             buckets: None,
             batch_size: None,
             keep_batches: false,
+            split: None,
             deferred: None,
         }
     }
@@ -275,6 +278,37 @@ impl ScanBuilder {
     /// The table being read.
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    /// Restricts the read to one piece [`ScanBuilder::plan_splits`] cut from the same read:
+    /// its bucket, with the bounds taken when the pieces were planned.
+    pub fn split(mut self, split: ReadSplit) -> ScanBuilder {
+        self.split = Some(split);
+        self
+    }
+
+    /// Plans the read (as [`ScanBuilder::execute`] would, taking every bucket's bounds now) and
+    /// cuts each bucket into pieces of about `max_records` records (at most `max_per_bucket`
+    /// per bucket), each read on its own with [`ScanBuilder::split`]: together they read
+    /// every record of the read once, each log batch whole in one piece (see [`ReadSplit`]).
+    /// `None` when the read cannot be cut: a view, a primary-key table's latest view or
+    /// window, a limit, a union read with the lake. Buckets without records have no piece.
+    pub async fn plan_splits(
+        self,
+        max_records: u64,
+        max_per_bucket: usize,
+    ) -> Result<Option<Vec<ReadSplit>>> {
+        if self.table.view != TableView::Table {
+            return Ok(None);
+        }
+        let path = self.table.info.table_path.clone();
+        let plan = reader::plan(self)
+            .await
+            .map_err(|e| add_table_context(e, &path.to_string()))?;
+        if !reader::splittable(&plan) {
+            return Ok(None);
+        }
+        Ok(Some(reader::cut_splits(&plan, max_records, max_per_bucket)))
     }
 
     /// The schema of the batches [`ScanBuilder::execute`] will return.

@@ -352,6 +352,8 @@ impl Subscription {
                     bucket: *bucket,
                     start: 0,
                     end: 0,
+                    from: None,
+                    to: None,
                 };
                 let offset = if let Some(o) = explicit.get(bucket) {
                     *o

@@ -45,6 +45,12 @@ struct Args {
     /// benches/RESULTS.md.
     #[arg(long, value_parser = ["stored", "uncompressed"], default_value = "stored")]
     ipc_bodies: String,
+    /// A plain read of a log table gets one endpoint per piece of about this many records of
+    /// a bucket (at most 16 per bucket) when that makes more endpoints than one per bucket
+    /// (0, the default: one endpoint per bucket). Meant for clients that read endpoints in
+    /// order a few batches ahead (ADBC); measured slower so far (benches/PROFILE.md).
+    #[arg(long, default_value_t = 0)]
+    split_records: u64,
     /// Stop when stdin reaches end of file as well as on Ctrl-C: `riverlet serve
     /// --flight-port` runs this program with its stdin on a pipe, so the gateway also ends
     /// when that process dies.
@@ -89,6 +95,7 @@ fn run(args: Args) -> Result<()> {
             } else {
                 IpcBodies::AsStored
             },
+            split_records: args.split_records,
             ..SqlOptions::default()
         };
         let service = FlussFlightSql::new(connector, options)

@@ -79,6 +79,24 @@ fn forward_or_encode(
         }
         let payload = batch.arrow_payload()?;
         let parts = split_message(payload)?;
+        // What a decode refuses must not reach the client undecoded: a message whose row count
+        // is not the batch header's, or whose field nodes are not the output schema's.
+        if parts.rows != i64::from(batch.record_count()) {
+            return Err(Error::corrupt(format!(
+                "log batch at offset {} declares {} records but its Arrow payload has {} rows",
+                batch.base_offset(),
+                batch.record_count(),
+                parts.rows
+            )));
+        }
+        let nodes = field_nodes(source.schema.fields());
+        if parts.field_nodes != nodes {
+            return Err(Error::corrupt(format!(
+                "log batch at offset {} carries {} Arrow field nodes, its schema has {nodes}",
+                batch.base_offset(),
+                parts.field_nodes
+            )));
+        }
         if bodies == IpcBodies::Uncompressed && parts.compressed {
             return encode_rows(source, &batch, offset, end, counts);
         }
@@ -94,6 +112,24 @@ fn forward_or_encode(
         return Ok(Some(message));
     }
     encode_rows(source, &batch, offset, end, counts)
+}
+
+/// The field nodes an Arrow IPC record batch of `fields` carries: one per field, each nested
+/// type's children after it (depth first), as the IPC format lays them out.
+fn field_nodes(fields: &arrow_schema::Fields) -> usize {
+    use arrow_schema::DataType as D;
+    fields
+        .iter()
+        .map(|f| {
+            1 + match f.data_type() {
+                D::List(c) | D::LargeList(c) | D::FixedSizeList(c, _) | D::Map(c, _) => {
+                    field_nodes(&arrow_schema::Fields::from(vec![c.clone()]))
+                }
+                D::Struct(children) => field_nodes(children),
+                _ => 0,
+            }
+        })
+        .sum()
 }
 
 /// The wanted rows of `batch`, decoded as a read decodes them, encoded once uncompressed.

@@ -257,12 +257,19 @@ impl<T: Send + 'static> LogReader<T> {
                 };
                 let batch = batch?;
                 let size = it.position();
-                let step = judge_batch(
-                    &batch,
-                    chunk.offset,
-                    Some(read.end),
-                    self.source.window.as_ref(),
-                );
+                // A piece of a bucket stops at its cut (batches starting there are the next
+                // piece's) and skips the batch that began before it; rows are trimmed to the
+                // bucket's own end only.
+                let step = if read.before_cut(batch.base_offset()) {
+                    BatchStep::Before
+                } else {
+                    judge_batch(
+                        &batch,
+                        chunk.offset,
+                        Some(read.fetch_end()),
+                        self.source.window.as_ref(),
+                    )
+                };
                 let (offset, end) = (chunk.offset, read.end);
                 let bytes = chunk.records.slice(pos..pos + size);
                 match step {
@@ -363,7 +370,7 @@ async fn fetch_loop(
     senders: &mut [Option<Sender>],
     budget: &Budget,
 ) -> Result<()> {
-    let mut offsets: Vec<i64> = reads.iter().map(|r| r.start).collect();
+    let mut offsets: Vec<i64> = reads.iter().map(|r| r.fetch_start()).collect();
     let mut empty = vec![0u32; reads.len()];
     let table_id = source.table.info.table_id;
     loop {
@@ -427,8 +434,9 @@ async fn fetch_loop(
                     )
                     .increment(skipped_batches as u64);
                 }
-                let next = next_fetch(&records, offset, Some(reads[i].end), source.window.as_ref());
-                let next = past_filtered(next, offset, reads[i].end, filtered_end_offset);
+                let end = reads[i].fetch_end();
+                let next = next_fetch(&records, offset, Some(end), source.window.as_ref());
+                let next = past_filtered(next, offset, end, filtered_end_offset);
                 if !records.is_empty() {
                     let n = records.len() as isize;
                     budget.hold(i, n);

@@ -5,8 +5,9 @@
 //! decodes log batches (shared with subscriptions); `log_read` runs the fetches of a read ahead
 //! of its parallel decoding; `pk_view` folds a primary-key changelog and
 //! reads the latest view (ScanKv, or on Apache Fluss 0.9.x a replay of the changelog folded
-//! per key) and KV snapshots' states, which `snapshot` finds and reads. This module runs a
-//! plan.
+//! per key) and KV snapshots' states, which `snapshot` finds and reads; `split` cuts a planned
+//! log read into pieces read apart and `forward` hands a read out as Arrow IPC messages. This
+//! module runs a plan.
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ mod log_read;
 mod pk_view;
 mod plan;
 mod snapshot;
+mod split;
 
 pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, FetchedBatch};
 pub(crate) use forward::run_ipc;
@@ -31,6 +33,9 @@ pub(crate) use plan::{
     log_count, plan, select_partitions, table_name, union_candidate, union_snapshot, BucketRead,
     Plan,
 };
+
+pub use split::ReadSplit;
+pub(crate) use split::{cut as cut_splits, splittable};
 
 use log_read::{Finish, LogReader, LogSource, ReadMemory};
 use pk_view::{fold_bucket, read_kv_bucket, read_snapshot_bucket};

@@ -18,7 +18,8 @@ use crate::{Error, Result};
 use super::fetch::FetchColumns;
 use super::snapshot::{latest_snapshots, SnapshotRef};
 
-/// One bucket to read: `[start, end)` in offsets.
+/// One bucket to read: `[start, end)` in offsets, or the piece of it a
+/// [`super::split::ReadSplit`] cut (`from`, `to`).
 #[derive(Debug, Clone)]
 pub(crate) struct BucketRead {
     pub partition_id: Option<i64>,
@@ -26,9 +27,29 @@ pub(crate) struct BucketRead {
     pub bucket: i32,
     pub start: i64,
     pub end: i64,
+    /// A piece's cut: only the batches whose base offset is at or after `from` and before `to`
+    /// are read, each whole within `[start, end)` (see [`super::split`]). None: uncut.
+    pub from: Option<i64>,
+    pub to: Option<i64>,
 }
 
 impl BucketRead {
+    /// The offset the first fetch asks for.
+    pub(crate) fn fetch_start(&self) -> i64 {
+        self.from.map_or(self.start, |f| f.max(self.start))
+    }
+
+    /// The offset from which on no batch is read (a batch starting below it is read whole,
+    /// up to `end`).
+    pub(crate) fn fetch_end(&self) -> i64 {
+        self.to.map_or(self.end, |t| t.min(self.end))
+    }
+
+    /// Whether a batch starting at `base_offset` belongs to the piece before this one.
+    pub(crate) fn before_cut(&self, base_offset: i64) -> bool {
+        self.from.is_some_and(|f| base_offset < f)
+    }
+
     /// "bucket N" or "bucket N of partition 'p'", as error messages name it.
     pub(crate) fn describe(&self) -> String {
         match &self.partition_name {
@@ -412,6 +433,8 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
                     bucket,
                     start: 0,
                     end: 0,
+                    from: None,
+                    to: None,
                 });
             }
             continue;
@@ -438,6 +461,8 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
                 bucket,
                 start,
                 end,
+                from: None,
+                to: None,
             });
         }
     }
@@ -454,7 +479,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         &buckets,
         b.limit,
     );
-    Ok(Plan {
+    let mut plan = Plan {
         table,
         mode,
         fetch_cols,
@@ -475,7 +500,11 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         keep_batches: b.keep_batches,
         lake_snapshot: lake.map(|s| s.snapshot_id),
         expected_rows,
-    })
+    };
+    if let Some(split) = &b.split {
+        super::split::restrict(&mut plan, split)?;
+    }
+    Ok(plan)
 }
 
 /// The rows a planned read returns, when its bounds alone tell: a read of log records (a log
