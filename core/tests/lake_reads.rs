@@ -873,8 +873,33 @@ async fn partitioned_union_reads_on_iceberg() {
     };
     partitioned_union_reads(&env, |path| {
         // the table's location is <warehouse>/<database>/<table> in the SQL catalog; its
-        // files are in the identity partitions of the partition key, then of the bucket
-        let data = wh.join(&path.database).join(&path.table).join("data");
+        // partition spec is Fluss's (identity of the partition key, then of the bucket), and
+        // its files are in those partitions
+        let location = wh.join(&path.database).join(&path.table);
+        let metadata = std::fs::read_dir(location.join("metadata"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".metadata.json"))
+            .expect("a metadata file");
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&metadata).unwrap()).unwrap();
+        let spec: Vec<(String, String)> = meta["partition-specs"][0]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let text = |k: &str| f[k].as_str().unwrap().to_string();
+                (text("name"), text("transform"))
+            })
+            .collect();
+        assert_eq!(
+            spec,
+            [
+                ("symbol".to_string(), "identity".to_string()),
+                ("__bucket".to_string(), "identity".to_string())
+            ]
+        );
+        let data = location.join("data");
         for p in PARTS {
             let dir = data.join(format!("symbol={p}"));
             assert!(dir.is_dir(), "{}", dir.display());
