@@ -141,6 +141,21 @@ async fn paimon_log_table_lake_views_and_union_read() {
     );
 }
 
+/// [`partitioned_union_reads`](super::partitioned_union_reads) on Paimon (the partition key
+/// is the Paimon table's, `symbol=<value>/bucket-N/` directories).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitioned_union_reads_on_paimon() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("paimon");
+    let Some(env) = TestEnv::embedded_paimon_lake(&wh) else {
+        return;
+    };
+    super::partitioned_union_reads(&env, |path| {
+        remove_lake_data(&wh, &path.database, &path.table)
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paimon_primary_key_union_read_lets_the_log_win_by_key() {
     let warehouse = tempfile::tempdir().unwrap();

@@ -715,6 +715,238 @@ async fn full_subscription_gives_each_bucket_its_own_lake_rows() {
     assert_eq!(from_lake, in_log);
 }
 
+/// The partitions of the partitioned lake tables below (by `symbol`, a STRING key as Fluss's
+/// Iceberg lake requires).
+const PARTS: [&str; 3] = ["AAPL", "MSFT", "NVDA"];
+
+/// The trades of `ids` whose symbol is one of [`PARTS`].
+fn partitioned_trades(ids: std::ops::Range<i64>) -> Vec<Trade> {
+    trades(ids)
+        .into_iter()
+        .filter(|t| PARTS.contains(&t.4))
+        .collect()
+}
+
+/// The trades of `rows` in partition `symbol`.
+fn of_symbol(rows: &[Trade], symbols: &[&str]) -> Vec<Trade> {
+    rows.iter()
+        .filter(|t| symbols.contains(&t.4))
+        .copied()
+        .collect()
+}
+
+/// Union reads and full subscriptions of a partitioned lake-enabled log table (3 partitions,
+/// 2 buckets), on the lake `env` tiers to: rows written, a tiering commit, more rows. A union
+/// read of selected partitions returns exactly their rows (lake and log, none twice), a full
+/// subscription every row once (the lake rows first, each with its partition), one of a
+/// selected partition that partition's rows once. `remove_lake_data` removes the lake's data
+/// files: the union read of one partition and the full subscription fail after it, so they
+/// read the lake (the log still holds every row).
+async fn partitioned_union_reads(
+    env: &TestEnv,
+    remove_lake_data: impl FnOnce(&TablePath) -> usize,
+) {
+    use riverlet::metadata::PartitionSpec;
+    use riverlet::record::ChangeType;
+    use riverlet::scan::{StartupMode, SubscribeRequest};
+    let conn = env.connect().await;
+    let path = env.path("trades_by_symbol");
+    let d = TableDescriptor::builder(trades_schema())
+        .partitioned_by(["symbol"])
+        .distributed_by(Some(2), Vec::<String>::new())
+        .property("table.datalake.enabled", "true")
+        .property("table.datalake.freshness", "1h")
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &path, d).await;
+    for p in PARTS {
+        conn.admin()
+            .create_partition(&path, &PartitionSpec::new([("symbol", p)]), false)
+            .await
+            .unwrap();
+    }
+    let table = conn.table(&table.info().table_path).await.unwrap();
+    let first = partitioned_trades(0..60);
+    for chunk in first.chunks(8) {
+        write(&table, chunk).await;
+    }
+    env.server.as_ref().unwrap().commit_lake().unwrap();
+    let second = partitioned_trades(60..100);
+    write(&table, &second).await;
+    let everything: Vec<Trade> = first.iter().chain(&second).copied().collect();
+    let name = path.to_string();
+    assert!(
+        total_rows(&read(&conn, &format!("{name}$lake"), &ReadRequest::default()).await) > 0,
+        "the commit tiered the rows"
+    );
+
+    // Union reads: all partitions, one, two.
+    assert_eq!(
+        trades_of(&read(&conn, &name, &ReadRequest::default()).await),
+        expected(&everything)
+    );
+    for sel in [&["MSFT"][..], &["AAPL", "NVDA"][..]] {
+        let r = ReadRequest {
+            partitions: Some(sel.iter().map(|p| (*p).into()).collect()),
+            ..ReadRequest::default()
+        };
+        assert_eq!(
+            trades_of(&read(&conn, &name, &r).await),
+            expected(&of_symbol(&everything, sel)),
+            "partitions {sel:?}"
+        );
+    }
+
+    // A full subscription: the lake's rows first (inserts, with their partition), then each
+    // partition's log from the offsets the lake recorded; every row once.
+    let ids: BTreeMap<String, i64> = conn
+        .partitions(&path)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.name, p.partition_id))
+        .collect();
+    let mut sub = table
+        .subscribe_request(&SubscribeRequest::new(StartupMode::Full))
+        .await
+        .unwrap();
+    let mut lake_rows = Vec::new();
+    for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+        assert_eq!(cb.first_offset, -1, "the lake's rows come first");
+        assert!(cb.change_types.iter().all(|c| *c == ChangeType::Insert));
+        let pname = cb.partition_name.clone().expect("a partition");
+        assert_eq!(cb.partition_id, ids.get(&pname).copied());
+        let rows = trades_of(&[cb.batch]);
+        assert!(rows.iter().all(|r| r.4 == pname), "{pname}: {rows:?}");
+        lake_rows.extend(rows);
+    }
+    assert_eq!(sorted(lake_rows.clone()), expected(&first));
+    let rest: Vec<Row> = poll_rows(&mut sub, second.len())
+        .await
+        .into_iter()
+        .map(|r| r.2)
+        .collect();
+    lake_rows.extend(rest);
+    assert_eq!(sorted(lake_rows), expected(&everything));
+
+    // One partition's full subscription: its rows once.
+    let msft = SubscribeRequest {
+        partitions: Some(vec!["MSFT".into()]),
+        ..SubscribeRequest::new(StartupMode::Full)
+    };
+    let want = of_symbol(&everything, &["MSFT"]);
+    let mut sub = table.subscribe_request(&msft).await.unwrap();
+    let got: Vec<Row> = poll_rows(&mut sub, want.len())
+        .await
+        .into_iter()
+        .map(|r| r.2)
+        .collect();
+    assert_eq!(sorted(got), expected(&want));
+
+    // Without the lake's data files both fail: they read the lake.
+    assert!(remove_lake_data(&path) > 0, "the lake has data files");
+    let one = ReadRequest {
+        partitions: Some(vec!["MSFT".into()]),
+        ..ReadRequest::default()
+    };
+    let t = conn.table(&path).await.unwrap();
+    let err = one
+        .to_scan(&t)
+        .collect()
+        .await
+        .expect_err("the union read of a partition reads the lake's (removed) files");
+    assert!(err.to_string().contains("lake"), "{err}");
+    assert!(
+        t.subscribe_request(&msft).await.is_err(),
+        "the full subscription reads the lake's (removed) files"
+    );
+}
+
+/// [`partitioned_union_reads`] on Iceberg (identity partitions of the partition key and
+/// `__bucket`, as Fluss's Iceberg lake); the data files are under the table's `data/`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitioned_union_reads_on_iceberg() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("wh");
+    let Some(env) = TestEnv::embedded_lake(&wh) else {
+        return;
+    };
+    partitioned_union_reads(&env, |path| {
+        // the table's location is <warehouse>/<database>/<table> in the SQL catalog; its
+        // partition spec is Fluss's (identity of the partition key, then of the bucket), and
+        // its files are in those partitions
+        let location = wh.join(&path.database).join(&path.table);
+        let metadata = std::fs::read_dir(location.join("metadata"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".metadata.json"))
+            .expect("a metadata file");
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&metadata).unwrap()).unwrap();
+        let spec: Vec<(String, String)> = meta["partition-specs"][0]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let text = |k: &str| f[k].as_str().unwrap().to_string();
+                (text("name"), text("transform"))
+            })
+            .collect();
+        assert_eq!(
+            spec,
+            [
+                ("symbol".to_string(), "identity".to_string()),
+                ("__bucket".to_string(), "identity".to_string())
+            ]
+        );
+        let data = location.join("data");
+        for p in PARTS {
+            let dir = data.join(format!("symbol={p}"));
+            assert!(dir.is_dir(), "{}", dir.display());
+            let buckets: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .collect();
+            assert!(
+                !buckets.is_empty() && buckets.iter().all(|b| b.starts_with("__bucket=")),
+                "{buckets:?}"
+            );
+        }
+        let mut files = 0;
+        let mut stack = vec![data.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    files += 1;
+                }
+            }
+        }
+        std::fs::remove_dir_all(&data).unwrap();
+        files
+    })
+    .await;
+    // Fluss's Iceberg lake partitions by STRING keys only: another key type is refused.
+    let conn = env.connect().await;
+    let by_account = TableDescriptor::builder(trades_schema())
+        .partitioned_by(["account_id"])
+        .distributed_by(Some(2), Vec::<String>::new())
+        .property("table.datalake.enabled", "true")
+        .build()
+        .unwrap();
+    let err = conn
+        .admin()
+        .create_table(&env.path("trades_by_account"), &by_account, false)
+        .await
+        .expect_err("an INT partition key on an Iceberg lake");
+    assert!(
+        err.to_string().contains("account_id") && err.to_string().contains("STRING"),
+        "{err}"
+    );
+}
+
 /// The Iceberg REST catalog the REST test runs against: `RIVERLET_ICEBERG_REST`, the URI of a
 /// running one (`tests/iceberg-rest/start.sh` starts Apache Iceberg's REST catalog test server
 /// and prints it). Its tables must live on the local file system (the server's warehouse).

@@ -16,7 +16,8 @@ use iceberg_catalog_rest::RestCatalogBuilder;
 use iceberg_catalog_sql::{SqlBindStyle, SqlCatalogBuilder};
 
 use super::{
-    bridge, conform, lake_err, of_buckets, snapshots_schema, storage, LakeFormat, SYSTEM_COLUMNS,
+    bridge, conform, lake_err, of_buckets, of_partitions, snapshots_schema, storage, LakeFormat,
+    SYSTEM_COLUMNS,
 };
 use crate::client::Table;
 use crate::metadata::TableInfo;
@@ -281,16 +282,56 @@ async fn load_table(table: &Table, view: &str) -> Result<iceberg::table::Table> 
     })
 }
 
+/// The Iceberg filter of the rows of the partitions Fluss names `names`: Fluss tiers a
+/// partitioned table with an identity partition of each (STRING) partition key, so the
+/// filter on those columns prunes the other partitions' data files in the scan's planning.
+/// None when a key is not a string column of the lake table (then the rows are only
+/// filtered after the read).
+fn partition_predicate(
+    schema: &iceberg::spec::Schema,
+    keys: &[String],
+    names: &[String],
+) -> Option<iceberg::expr::Predicate> {
+    use iceberg::expr::{Predicate, Reference};
+    use iceberg::spec::{Datum, PrimitiveType, Type};
+    let all_strings = keys.iter().all(|k| {
+        schema
+            .field_by_name(k)
+            .is_some_and(|f| *f.field_type == Type::Primitive(PrimitiveType::String))
+    });
+    if keys.is_empty() || !all_strings {
+        return None;
+    }
+    let mut any = Predicate::AlwaysFalse;
+    for name in names {
+        let values: Vec<&str> = name.split('$').collect();
+        if values.len() != keys.len() {
+            // not a name of this table's partitions: it matches no row
+            continue;
+        }
+        let mut all = Predicate::AlwaysTrue;
+        for (k, v) in keys.iter().zip(values) {
+            all = all.and(Reference::new(k.clone()).equal_to(Datum::string(v)));
+        }
+        any = any.or(all);
+    }
+    Some(any)
+}
+
 /// The rows of the table's lake snapshot `snapshot_id` (None: the latest; a table without
-/// one has no rows), of `buckets` only when given, batch by batch, conformed to `target`
-/// (columns by name, see [`conform`]).
+/// one has no rows), of `buckets` and of the partitions Fluss names `partitions` only when
+/// given, batch by batch, conformed to `target` (columns by name, see [`conform`]).
 pub(super) async fn snapshot_batches(
     table: &Table,
     snapshot_id: Option<i64>,
     buckets: Option<&[i32]>,
+    partitions: Option<&[String]>,
     target: &SchemaRef,
     view: &str,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let keys = table.info.descriptor.partition_keys.clone();
+    // A table without partitions keeps every row whatever partitions are asked for.
+    let partitions = partitions.filter(|_| !keys.is_empty());
     let t = load_table(table, view).await?;
     if snapshot_id.is_none() && t.metadata().current_snapshot().is_none() {
         return Ok(futures::stream::empty().boxed());
@@ -304,14 +345,28 @@ pub(super) async fn snapshot_batches(
             .filter(|f| schema.field_by_name(f.name()).is_some())
             .map(|f| f.name().clone())
             .collect();
-        if buckets.is_some() && !cols.iter().any(|c| c == SYSTEM_COLUMNS[0]) {
-            cols.push(SYSTEM_COLUMNS[0].to_string());
+        let mut need: Vec<String> = Vec::new();
+        if buckets.is_some() {
+            need.push(SYSTEM_COLUMNS[0].to_string());
+        }
+        if partitions.is_some() {
+            need.extend(keys.iter().cloned());
+        }
+        for c in need {
+            if !cols.contains(&c) && schema.field_by_name(&c).is_some() {
+                cols.push(c);
+            }
         }
         cols
     };
     let mut scan = t.scan().select(lake_cols);
     if let Some(id) = snapshot_id {
         scan = scan.snapshot_id(id);
+    }
+    if let Some(names) = partitions {
+        if let Some(p) = partition_predicate(t.metadata().current_schema(), &keys, names) {
+            scan = scan.with_filter(p);
+        }
     }
     let scan = scan
         .build()
@@ -322,12 +377,19 @@ pub(super) async fn snapshot_batches(
         .map_err(|e| iceberg_err(format!("{view}: read the Iceberg table"), e))?;
     let (target, view) = (target.clone(), view.to_string());
     let buckets = buckets.map(<[i32]>::to_vec);
+    // The scan's filter prunes files (and may filter rows); the rows are matched by name
+    // again, the rule both formats share.
+    let partitions = partitions.map(<[String]>::to_vec);
     Ok(batches
         .map(move |b| {
             let b = b.map_err(|e| iceberg_err(format!("{view}: read the Iceberg table"), e))?;
             let b = bridge::batch_from_58(b)?;
             let b = match &buckets {
                 Some(keep) => of_buckets(&b, keep)?,
+                None => b,
+            };
+            let b = match &partitions {
+                Some(names) => of_partitions(&b, &keys, names)?,
                 None => b,
             };
             conform(&b, &target)

@@ -183,22 +183,68 @@ fn of_buckets(batch: &RecordBatch, keep: &[i32]) -> Result<RecordBatch> {
     arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
 }
 
+/// The Fluss partition name of each row of `batch` (its `keys` columns' values as text
+/// joined by `$`, as Fluss's union read matches lake partitions to its own); None for a row
+/// with a null partition value. Both formats keep the partition columns as columns of the
+/// lake table (Paimon's partition keys, Iceberg's identity partitions), so the names come
+/// from the rows.
+pub(crate) fn partition_names(batch: &RecordBatch, keys: &[String]) -> Result<Vec<Option<String>>> {
+    use arrow_array::Array as _;
+    let mut values = Vec::with_capacity(keys.len());
+    for k in keys {
+        let col = batch
+            .column_by_name(k)
+            .ok_or_else(|| lake_err("lake rows", format!("no partition column {k}")))?;
+        let s = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
+            .map_err(|e| lake_err(format!("partition column {k}"), e))?;
+        values.push(s);
+    }
+    let strings: Vec<&arrow_array::StringArray> = values
+        .iter()
+        .map(|a| a.as_any().downcast_ref::<arrow_array::StringArray>())
+        .collect::<Option<_>>()
+        .ok_or_else(|| lake_err("lake rows", "partition values are not strings"))?;
+    Ok((0..batch.num_rows())
+        .map(|row| {
+            let parts: Option<Vec<&str>> = strings
+                .iter()
+                .map(|a| (!a.is_null(row)).then(|| a.value(row)))
+                .collect();
+            parts.map(|v| v.join("$"))
+        })
+        .collect())
+}
+
+/// The rows of `batch` in one of the partitions Fluss names `names` (see
+/// [`partition_names`]).
+fn of_partitions(batch: &RecordBatch, keys: &[String], names: &[String]) -> Result<RecordBatch> {
+    let mask: arrow_array::BooleanArray = partition_names(batch, keys)?
+        .into_iter()
+        .map(|n| Some(n.is_some_and(|n| names.contains(&n))))
+        .collect();
+    arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
+}
+
 /// The rows of the table's lake snapshot `snapshot_id` (None: the latest; a table without
-/// one has no rows), of `buckets` only when given, batch by batch, conformed to `target`
-/// (columns by name, see [`conform`]).
+/// one has no rows), of `buckets` only when given and of the partitions Fluss names
+/// `partitions` only when given (a partitioned table's), batch by batch, conformed to
+/// `target` (columns by name, see [`conform`]).
 pub async fn snapshot_batches(
     table: &Table,
     snapshot_id: Option<i64>,
     buckets: Option<&[i32]>,
+    partitions: Option<&[String]>,
     target: &SchemaRef,
     view: &str,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
     match format_of(&table.info, view)? {
         LakeFormat::Iceberg => {
-            iceberg_lake::snapshot_batches(table, snapshot_id, buckets, target, view).await
+            iceberg_lake::snapshot_batches(table, snapshot_id, buckets, partitions, target, view)
+                .await
         }
         LakeFormat::Paimon => {
-            paimon_lake::snapshot_batches(table, snapshot_id, buckets, None, target, view).await
+            paimon_lake::snapshot_batches(table, snapshot_id, buckets, partitions, target, view)
+                .await
         }
     }
 }
@@ -220,11 +266,12 @@ pub async fn bucket_state(
     use futures::TryStreamExt as _;
     match format_of(&table.info, view)? {
         LakeFormat::Paimon => {
+            let partition: Option<Vec<String>> = partition_name.map(|p| vec![p.to_string()]);
             paimon_lake::snapshot_batches(
                 table,
                 Some(snapshot_id),
                 Some(&[bucket]),
-                Some(partition_name),
+                partition.as_deref(),
                 target,
                 view,
             )

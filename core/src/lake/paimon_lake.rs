@@ -21,7 +21,10 @@ use futures::StreamExt as _;
 use paimon::catalog::Identifier;
 use paimon::{Catalog, CatalogFactory, Options};
 
-use super::{bridge, conform, lake_err, of_buckets, snapshots_schema, LakeFormat, SYSTEM_COLUMNS};
+use super::{
+    bridge, conform, lake_err, of_buckets, of_partitions, snapshots_schema, LakeFormat,
+    SYSTEM_COLUMNS,
+};
 use crate::client::Table;
 use crate::{Error, ErrorKind, Result};
 
@@ -124,19 +127,19 @@ impl PaimonTableRef {
 }
 
 /// The table's rows in Paimon snapshot `snapshot_id` (None: the latest; a table without one
-/// has no rows), of `buckets` and of the partition named `partition` (Fluss's name: the
+/// has no rows), of `buckets` and of the partitions named `partitions` (Fluss's names: the
 /// values of the partition keys joined by `$`) only when given, batch by batch, conformed to
 /// `target` (columns by name).
 pub(super) async fn snapshot_batches(
     table: &Table,
     snapshot_id: Option<i64>,
     buckets: Option<&[i32]>,
-    partition: Option<Option<&str>>,
+    partitions: Option<&[String]>,
     target: &SchemaRef,
     view: &str,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
     let at = PaimonTableRef::of(table, view)?;
-    read_rows(&at, snapshot_id, buckets, partition, target, view).await
+    read_rows(&at, snapshot_id, buckets, partitions, target, view).await
 }
 
 /// [`snapshot_batches`] of the Paimon table `at` names.
@@ -144,10 +147,12 @@ pub(crate) async fn read_rows(
     at: &PaimonTableRef,
     snapshot_id: Option<i64>,
     buckets: Option<&[i32]>,
-    partition: Option<Option<&str>>,
+    partitions: Option<&[String]>,
     target: &SchemaRef,
     view: &str,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    // A table without partitions keeps every row whatever partitions are asked for.
+    let partitions = partitions.filter(|_| !at.partition_keys.is_empty());
     let t = at.load(view).await?;
     let t = match snapshot_id {
         Some(id) => t
@@ -184,7 +189,7 @@ pub(crate) async fn read_rows(
         if buckets.is_some() {
             need.push(SYSTEM_COLUMNS[0].to_string());
         }
-        if partition.is_some() {
+        if partitions.is_some() {
             need.extend(partition_keys.iter().cloned());
         }
         for c in need {
@@ -221,7 +226,7 @@ pub(crate) async fn read_rows(
         .map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
     let (target, view) = (target.clone(), view.to_string());
     let buckets = buckets.map(<[i32]>::to_vec);
-    let partition = partition.map(|p| p.map(str::to_string));
+    let partitions = partitions.map(<[String]>::to_vec);
     Ok(batches
         .map(move |b| {
             let b = b.map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
@@ -230,46 +235,13 @@ pub(crate) async fn read_rows(
                 Some(keep) => of_buckets(&b, keep)?,
                 None => b,
             };
-            let b = match &partition {
-                Some(name) => of_partition(&b, &partition_keys, name.as_deref())?,
+            let b = match &partitions {
+                Some(names) => of_partitions(&b, &partition_keys, names)?,
                 None => b,
             };
             conform(&b, &target)
         })
         .boxed())
-}
-
-/// The rows of `batch` in the partition Fluss names `name` (the partition keys' values as
-/// strings joined by `$`, as Fluss's union read matches Paimon partitions to its own); a
-/// table without partitions (`name` None) keeps every row.
-fn of_partition(batch: &RecordBatch, keys: &[String], name: Option<&str>) -> Result<RecordBatch> {
-    let Some(name) = name else {
-        return Ok(batch.clone());
-    };
-    let mut values = Vec::with_capacity(keys.len());
-    for k in keys {
-        let col = batch
-            .column_by_name(k)
-            .ok_or_else(|| lake_err("lake rows", format!("no partition column {k}")))?;
-        let s = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
-            .map_err(|e| lake_err(format!("partition column {k}"), e))?;
-        values.push(s);
-    }
-    let strings: Vec<&arrow_array::StringArray> = values
-        .iter()
-        .map(|a| a.as_any().downcast_ref::<arrow_array::StringArray>())
-        .collect::<Option<_>>()
-        .ok_or_else(|| lake_err("lake rows", "partition values are not strings"))?;
-    let mask: arrow_array::BooleanArray = (0..batch.num_rows())
-        .map(|row| {
-            let joined: Option<Vec<&str>> = strings
-                .iter()
-                .map(|a| (!a.is_null(row)).then(|| a.value(row)))
-                .collect();
-            Some(joined.is_some_and(|v| v.join("$") == name))
-        })
-        .collect();
-    arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
 }
 
 /// The Paimon table's snapshots, oldest first, as one batch of [`snapshots_schema`] (the
@@ -546,10 +518,17 @@ mod tests {
         )
         .unwrap();
         let keys = ["day".to_string(), "region".to_string()];
-        let kept = of_partition(&b, &keys, Some("d1$2")).unwrap();
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let kept = of_partitions(&b, &keys, &names(&["d1$2"])).unwrap();
         assert_eq!(kept.num_rows(), 1);
-        assert_eq!(of_partition(&b, &keys, None).unwrap().num_rows(), 4);
-        assert_eq!(of_partition(&b, &keys, Some("d3$1")).unwrap().num_rows(), 0);
-        assert!(of_partition(&b, &["nope".into()], Some("x")).is_err());
+        let two = of_partitions(&b, &keys, &names(&["d1$2", "d2$1"])).unwrap();
+        assert_eq!(two.num_rows(), 2);
+        assert_eq!(
+            of_partitions(&b, &keys, &names(&["d3$1"]))
+                .unwrap()
+                .num_rows(),
+            0
+        );
+        assert!(of_partitions(&b, &["nope".into()], &names(&["x"])).is_err());
     }
 }

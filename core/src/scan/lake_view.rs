@@ -99,7 +99,7 @@ pub(super) async fn execute(b: ScanBuilder) -> Result<BatchStream> {
             _ => {
                 // Opened now, so a missing catalog or table fails the read, not the stream.
                 let mut batches =
-                    crate::lake::snapshot_batches(&b.table, None, None, &full, &name).await?;
+                    crate::lake::snapshot_batches(&b.table, None, None, None, &full, &name).await?;
                 let filter = b.filter.clone();
                 BatchStream::spawn(out_schema, b.limit, move |mut emit| async move {
                     use futures::StreamExt as _;

@@ -145,7 +145,8 @@ impl StartupMode {
 /// One batch of changes of one bucket.
 #[derive(Debug, Clone)]
 pub struct ChangeBatch {
-    /// The partition id (None for a table without partitions).
+    /// The partition id (None for a table without partitions, and for the lake rows a
+    /// `full` startup returns of a partition already dropped from Fluss).
     pub partition_id: Option<i64>,
     /// The partition name.
     pub partition_name: Option<String>,
@@ -289,12 +290,11 @@ impl Subscription {
         let mut pending = VecDeque::new();
         let pk_full = mode == StartupMode::Full && info.descriptor.has_primary_key();
         // A full start of a lake-enabled log table: the lake snapshot's rows first, then each
-        // bucket's log from the offset the snapshot recorded. A subscription resumed from
-        // explicit offsets (a checkpoint) never reads the lake; nor (yet) one of a partitioned
-        // table, whose lake rows would need their partition: it reads the log from earliest.
+        // bucket's log (of each partition) from the offset the snapshot recorded, as Fluss's
+        // streaming union read pairs a partition's lake splits with its log by partition name.
+        // A subscription resumed from explicit offsets (a checkpoint) never reads the lake.
         let lake = if mode == StartupMode::Full
             && request.start_offsets.is_empty()
-            && !info.descriptor.is_partitioned()
             && union_candidate(&table)
         {
             union_snapshot(&table).await?
@@ -303,10 +303,12 @@ impl Subscription {
         };
         #[cfg(feature = "lake")]
         if let Some(s) = &lake {
+            let selected = request.partitions.is_some() && info.descriptor.is_partitioned();
             lake_rows(
                 &table,
                 s.snapshot_id,
                 &buckets,
+                (&parts, selected),
                 &out_cols,
                 &schema,
                 &mut pending,
@@ -665,46 +667,118 @@ impl Subscription {
 }
 
 /// The rows of the table's lake snapshot `snapshot_id` of `buckets`, as inserts of the
-/// subscription's columns, one [`ChangeBatch`] per bucket and lake batch (a table without
-/// partitions).
+/// subscription's columns, one [`ChangeBatch`] per partition, bucket and lake batch. `parts`
+/// are the partitions the subscription reads (`[None]` for a table without partitions) and
+/// whether they were selected: a selection keeps only their lake rows; without one every
+/// partition's lake rows are read, those of a partition already dropped from Fluss too (as
+/// Fluss's union read does), which carry its name and no partition id.
 #[cfg(feature = "lake")]
 async fn lake_rows(
     table: &Table,
     snapshot_id: i64,
     buckets: &[i32],
+    (parts, selected): (&[Option<crate::client::PartitionInfo>], bool),
     out_cols: &[usize],
     schema: &SchemaRef,
     pending: &mut VecDeque<ChangeBatch>,
 ) -> Result<()> {
     use futures::StreamExt as _;
+    let keys = &table.info.descriptor.partition_keys;
     let bucket_col = crate::lake::SYSTEM_COLUMNS[0];
+    // The subscription's columns, then the bucket, then the partition columns it lacks (the
+    // rows' partition names are read from them).
     let mut fields: Vec<arrow_schema::FieldRef> = schema.fields().iter().cloned().collect();
     fields.push(Arc::new(arrow_schema::Field::new(
         bucket_col,
         arrow_schema::DataType::Int32,
         true,
     )));
+    let full = table.info.schema().to_arrow();
+    for k in keys {
+        if schema.field_with_name(k).is_err() {
+            let f = full.field_with_name(k)?;
+            fields.push(Arc::new(f.clone().with_nullable(true)));
+        }
+    }
     let target = Arc::new(arrow_schema::Schema::new(fields));
+    let ids: std::collections::HashMap<String, i64> = parts
+        .iter()
+        .flatten()
+        .map(|p| (p.name.clone(), p.partition_id))
+        .collect();
+    let names: Vec<String> = parts.iter().flatten().map(|p| p.name.clone()).collect();
     let name = table.view_name();
-    let mut lake =
-        crate::lake::snapshot_batches(table, Some(snapshot_id), Some(buckets), &target, &name)
-            .await?;
+    let mut lake = crate::lake::snapshot_batches(
+        table,
+        Some(snapshot_id),
+        Some(buckets),
+        selected.then_some(names.as_slice()),
+        &target,
+        &name,
+    )
+    .await?;
     let n_out = out_cols.len();
     let split = BucketSplit::new(buckets);
     while let Some(b) = lake.next().await {
-        for (bucket, rows) in split.split(&b?, n_out, schema, &name)? {
-            pending.push_back(ChangeBatch {
-                partition_id: None,
-                partition_name: None,
-                bucket,
-                first_offset: -1,
-                commit_timestamp: -1,
-                change_types: vec![ChangeType::Insert; rows.num_rows()],
-                batch: rows,
-            });
+        let b = b?;
+        // (partition name, its rows): the whole batch for a table without partitions
+        let groups: Vec<(Option<String>, RecordBatch)> = if keys.is_empty() {
+            vec![(None, b)]
+        } else {
+            by_partition(&b, keys, &name)?
+        };
+        for (pname, rows) in groups {
+            let pid = pname.as_ref().and_then(|n| ids.get(n).copied());
+            for (bucket, rows) in split.split(&rows, n_out, schema, &name)? {
+                pending.push_back(ChangeBatch {
+                    partition_id: pid,
+                    partition_name: pname.clone(),
+                    bucket,
+                    first_offset: -1,
+                    commit_timestamp: -1,
+                    change_types: vec![ChangeType::Insert; rows.num_rows()],
+                    batch: rows,
+                });
+            }
         }
     }
     Ok(())
+}
+
+/// The rows of a partitioned table's lake batch grouped by Fluss partition name, in name
+/// order (a lake data file holds one partition's rows, so a batch is usually one group, taken
+/// whole). `name` names the table in errors.
+#[cfg(feature = "lake")]
+fn by_partition(
+    batch: &RecordBatch,
+    keys: &[String],
+    name: &str,
+) -> Result<Vec<(Option<String>, RecordBatch)>> {
+    let n = batch.num_rows();
+    let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for (row, p) in crate::lake::partition_names(batch, keys)?
+        .into_iter()
+        .enumerate()
+    {
+        // Fluss's partition values are never null: such a row belongs to no partition.
+        if let Some(p) = p {
+            let row = u32::try_from(row).map_err(|_| {
+                Error::invalid(format!("{name}: a lake batch of {n} rows is too long"))
+            })?;
+            groups.entry(p).or_default().push(row);
+        }
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (p, rows) in groups {
+        let rows = if rows.len() == n {
+            batch.clone()
+        } else {
+            let indices = arrow_array::UInt32Array::from_iter_values(rows);
+            arrow_select::take::take_record_batch(batch, &indices)?
+        };
+        out.push((Some(p), rows));
+    }
+    Ok(out)
 }
 
 /// Splits lake batches by their `__bucket` column among subscribed buckets, in one pass over

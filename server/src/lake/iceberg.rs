@@ -4,7 +4,10 @@
 //! The Iceberg table is laid out as Fluss's Iceberg tiering lays it out: table
 //! `<database>.<table>` in the catalog, the Fluss columns then the system columns `__bucket`
 //! (int), `__offset` (long) and `__timestamp` (timestamptz, the batch's commit time), and
-//! partitioned by `identity(__bucket)` (lake tables here have no bucket key). Each commit is
+//! partitioned by `identity(<key>)` of each Fluss partition key (STRING keys only, as Fluss
+//! 0.9.1's Iceberg lake catalog requires) then `identity(__bucket)` (lake tables here have no
+//! bucket key), so a Fluss partition's rows are the Iceberg partitions holding its values (a
+//! union read of selected partitions filters on them). Each commit is
 //! an Iceberg append whose summary carries `commit-user = __fluss_lake_tiering` and
 //! `fluss-offsets`, the path of the round's offsets file (Fluss's `TableBucketOffsets` JSON)
 //! with the log offset each bucket is tiered up to (exclusive). Those are the offsets a union
@@ -196,14 +199,28 @@ fn iceberg_schema(meta: &TableMeta) -> Result<IcebergSchema> {
 }
 
 /// Why the Iceberg tiering cannot take this table (None: it can): iceberg 0.10.1 cannot
-/// commit the delete files a primary-key table's changelog needs, and the layout here is
-/// Fluss's for log tables without a bucket key or partitions.
+/// commit the delete files a primary-key table's changelog needs, the layout here is Fluss's
+/// for log tables without a bucket key, and Fluss 0.9.1's Iceberg lake catalog partitions by
+/// STRING partition keys only ("Partition key only support string type for iceberg
+/// currently").
 fn unsupported_reason(meta: &TableMeta) -> Option<String> {
     if meta.is_pk() {
         return Some("primary-key tables".into());
     }
-    if meta.is_partitioned() {
-        return Some("partitioned tables".into());
+    for k in &meta.partition_keys {
+        let ty = meta
+            .descriptor
+            .schema
+            .columns
+            .iter()
+            .position(|c| &c.name == k)
+            .and_then(|i| meta.types.get(i));
+        if !ty.is_some_and(|t| matches!(t.kind, TypeKind::String | TypeKind::Char { .. })) {
+            return Some(format!(
+                "partitioned tables whose partition key is not STRING (column '{k}'; Fluss's \
+                 Iceberg lake partitions by STRING keys only)"
+            ));
+        }
     }
     if !meta.descriptor.bucket_keys.is_empty() {
         return Some("tables with a bucket key (bucket.key)".into());
@@ -409,17 +426,25 @@ impl LakeTableFormat for IcebergFormat {
             }
             return Ok(());
         }
-        let bucket_id = schema
-            .field_by_name(BUCKET_COLUMN)
-            .map(|f| f.id)
-            .ok_or_else(|| lake_err("schema", "no __bucket column"))?;
         // the spec id set explicitly: Iceberg-Java's REST servers reject a CreateTableRequest
-        // whose partition spec has none ("Cannot parse missing int: spec-id")
-        let spec = UnboundPartitionSpec::builder()
-            .with_spec_id(0)
-            .add_partition_field(bucket_id, BUCKET_COLUMN, Transform::Identity)
-            .map_err(|e| lake_err("partition spec", e))?
-            .build();
+        // whose partition spec has none ("Cannot parse missing int: spec-id"). Fluss's order:
+        // the partition keys, then the bucket.
+        let mut spec = UnboundPartitionSpec::builder().with_spec_id(0);
+        for name in meta
+            .partition_keys
+            .iter()
+            .map(String::as_str)
+            .chain([BUCKET_COLUMN])
+        {
+            let id = schema
+                .field_by_name(name)
+                .map(|f| f.id)
+                .ok_or_else(|| lake_err("schema", format!("no column {name}")))?;
+            spec = spec
+                .add_partition_field(id, name, Transform::Identity)
+                .map_err(|e| lake_err("partition spec", e))?;
+        }
+        let spec = spec.build();
         let creation = TableCreation::builder()
             .name(meta.entry.name.clone())
             .schema(schema)
@@ -477,6 +502,7 @@ impl LakeTableFormat for IcebergFormat {
             ours,
             prefix: uuid::Uuid::new_v4().to_string(),
             files: Vec::new(),
+            partition_keys: meta.partition_keys.clone(),
         }))
     }
 
@@ -498,6 +524,8 @@ struct IcebergRound {
     /// The data files' name prefix (fresh each round).
     prefix: String,
     files: Vec<iceberg::spec::DataFile>,
+    /// The Fluss partition keys (the first fields of the partition spec).
+    partition_keys: Vec<String>,
 }
 
 #[async_trait::async_trait]
@@ -515,14 +543,29 @@ impl TieringRound for IcebergRound {
         format!("{table_id}-{}.offsets", uuid::Uuid::new_v4())
     }
 
-    /// Parquet data files under the table's `data/` (`<uuid>-b<bucket>-*.parquet`),
-    /// partitioned by `__bucket`.
+    /// Parquet data files under the table's `data/` (`<uuid>-b<bucket>-*.parquet`), in the
+    /// Iceberg partition of the Fluss partition's values and `__bucket`.
     async fn write_bucket(
         &mut self,
-        _partition: Option<&PartitionEntry>,
+        partition: Option<&PartitionEntry>,
         bucket: i32,
         batches: Vec<TieredBatch>,
     ) -> Result<()> {
+        // the values in the spec's order: each partition key's, then the bucket
+        let mut values = Vec::with_capacity(self.partition_keys.len() + 1);
+        for k in &self.partition_keys {
+            let v = partition
+                .and_then(|p| p.spec.iter().find(|(name, _)| name == k))
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| {
+                    lake_err(
+                        "partition",
+                        format!("table {}: no value of partition key {k}", self.path),
+                    )
+                })?;
+            values.push(Some(Literal::string(v)));
+        }
+        values.push(Some(Literal::int(bucket)));
         let location = ice(
             "location",
             DefaultLocationGenerator::new(self.table.metadata()),
@@ -546,7 +589,7 @@ impl TieringRound for IcebergRound {
                 .as_ref()
                 .clone(),
             self.ice_schema.clone(),
-            Struct::from_iter([Some(Literal::int(bucket))]),
+            Struct::from_iter(values),
         );
         let mut w = ice(
             "data file writer",

@@ -50,7 +50,11 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
         if matches!(plan.mode, Mode::Log | Mode::Changelog) {
             // Without feature `lake` the plan never has a lake part.
             #[cfg(not(feature = "lake"))]
-            debug_assert!(plan.lake_snapshot.is_none() && plan.lake_buckets.is_none());
+            debug_assert!(
+                plan.lake_snapshot.is_none()
+                    && plan.lake_buckets.is_none()
+                    && plan.lake_partitions.is_none()
+            );
             #[cfg(feature = "lake")]
             if let Some(id) = plan.lake_snapshot {
                 // The lake's rows first; the buckets' log reads start where it ends.
@@ -64,6 +68,7 @@ pub(crate) fn run(plan: Plan) -> BatchStream {
                     &plan.table,
                     Some(id),
                     plan.lake_buckets.as_deref(),
+                    plan.lake_partitions.as_deref(),
                     &plan.fetch_schema,
                     &name,
                 )

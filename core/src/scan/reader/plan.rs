@@ -107,6 +107,8 @@ pub(crate) struct Plan {
     pub kv_lake: Option<crate::client::LakeSnapshot>,
     /// The buckets a union read's lake rows are kept of (None: all).
     pub lake_buckets: Option<Vec<i32>>,
+    /// The partitions (Fluss's names) a union read's lake rows are kept of (None: all).
+    pub lake_partitions: Option<Vec<String>>,
     /// The caller keeps every batch (see `ReadRequest::keep_batches`).
     pub keep_batches: bool,
     /// The rows the read returns, when its bounds alone tell (see [`expected_rows`]).
@@ -399,19 +401,10 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
     } else {
         None
     };
-    if lake.is_some() && b.partitions.is_some() && info.descriptor.is_partitioned() {
-        // The lake half would need the partitions' Iceberg filter; refuse rather than return
-        // the lake rows of every partition.
-        return Err(Error::unsupported(format!(
-            "table '{name}': a union read (lake snapshot + log) of selected partitions is not \
-             supported; read all partitions (a filter on the partition columns works) or \
-             '{name}$lake' / a time-range read"
-        )));
-    }
-
     // --- partitions and bucket bounds
     let bucket_ids = super::super::request::select_buckets(&table, b.buckets.as_deref())?;
     let parts = select_partitions(&table, b.partitions.as_deref(), b.filter.as_ref()).await?;
+    let part_names: Vec<String> = parts.iter().flatten().map(|p| p.name.clone()).collect();
     let mut buckets = Vec::new();
     let mut snapshots = HashMap::new();
     for p in parts {
@@ -470,6 +463,14 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         (Some(_), Some(_)) => Some(bucket_ids.clone()),
         _ => None,
     };
+    // A union read of selected partitions keeps those partitions' lake rows, matched by
+    // Fluss's partition name (each partition's log is read from its own recorded offsets
+    // above). Without a selection every lake row is read, those of partitions already dropped
+    // from Fluss too, as Fluss's union read does.
+    let lake_partitions = match (&lake, &b.partitions) {
+        (Some(_), Some(_)) if info.descriptor.is_partitioned() => Some(part_names),
+        _ => None,
+    };
     let expected_rows = expected_rows(
         mode,
         b.filter.is_some(),
@@ -496,6 +497,7 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         warnings,
         snapshots,
         lake_buckets,
+        lake_partitions,
         kv_lake,
         keep_batches: b.keep_batches,
         lake_snapshot: lake.map(|s| s.snapshot_id),
