@@ -7,7 +7,8 @@
 //! One interface over two formats, picked by the table's `table.datalake.format`
 //! ([`LakeFormat`]): Iceberg (`iceberg_lake`, the iceberg crate) and Paimon (`paimon_lake`,
 //! the paimon crate). Each opens its catalog from the `table.datalake.<format>.*` properties
-//! the server puts in its table info, as Fluss's readers do. The reads here take nothing else
+//! the server puts in its table info with the connection's `<format>.*` lake catalog options
+//! over them (the secrets a cluster leaves out of table info), as Fluss's readers do. The reads here take nothing else
 //! from the server but GetLakeSnapshot's snapshot id, which a union read pairs with its log
 //! offsets. The option checks and the planning of those reads live in `core::scan`
 //! (`scan::lake_view`, the union in `scan::reader`).
@@ -78,6 +79,17 @@ impl LakeFormat {
             .iter()
             .filter_map(|(k, v)| k.strip_prefix(prefix).map(|k| (k.to_string(), v.clone())))
             .collect()
+    }
+
+    /// The catalog properties a read of `table` opens this format's catalog with: the table
+    /// info's ([`Self::catalog_properties`]) with the connection's own `<format>.*` lake
+    /// catalog options over them ([`crate::client::LakeCatalogOptions`]), the connection's
+    /// winning, as Fluss's Flink catalog prefers its own. That is how a reader gets the
+    /// secrets (`s3.secret-key`...) a cluster leaves out of table info.
+    pub fn read_catalog_properties(self, table: &Table) -> BTreeMap<String, String> {
+        let mut props = self.catalog_properties(&table.info);
+        props.extend(table.conn.config().lake_catalog.of_format(self.name()));
+        props
     }
 }
 

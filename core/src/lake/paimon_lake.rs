@@ -31,19 +31,57 @@ pub const PAIMON_PROPERTY_PREFIX: &str = "table.datalake.paimon.";
 
 /// A paimon error as a Riverlet error naming `what`: a missing database, table or snapshot is
 /// `NotFound`, a feature the crate lacks `Unsupported`, a bad option `InvalidArgument`, a
-/// storage failure `Network`, anything else `Internal`.
+/// storage failure by what the storage said (refused credentials `Authentication`, a missing
+/// bucket or object `NotFound`, a bad storage option `InvalidArgument`, anything else
+/// `Network`), anything else `Internal`. No S3 credentials at all (none among the catalog
+/// options, none in the environment) is `Authentication` naming the options that give them,
+/// and no region `InvalidArgument` naming `s3.region`.
 pub fn paimon_err(what: impl std::fmt::Display, e: paimon::Error) -> Error {
     use paimon::Error as P;
+    if let P::IoUnexpected { message, source } = &e {
+        // opendal's one-line form (kind, operation, the object's path, its cause), not its
+        // `Debug`, which the crate's own message embeds, over several lines with a backtrace
+        let detail = source.to_string();
+        let storage_kind: &'static str = source.kind().into();
+        if error_chain_contains(source.as_ref(), "failed to load signing credential") {
+            return Error::new(
+                ErrorKind::Authentication,
+                format!(
+                    "lake read: {what}: no S3 credentials to sign the warehouse's requests with: \
+                     set the Paimon catalog options s3.access-key and s3.secret-key (a client \
+                     takes them as paimon.s3.access-key and paimon.s3.secret-key among its \
+                     options, as Fluss's catalog does: table info carries no secrets), or \
+                     AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment"
+                ),
+            );
+        }
+        if storage_kind == "ConfigInvalid" && detail.contains("region is missing") {
+            return Error::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "lake read: {what}: no S3 region: set the Paimon catalog option s3.region \
+                     (a client: paimon.s3.region among its options) or AWS_REGION"
+                ),
+            );
+        }
+        let kind = match storage_kind {
+            "PermissionDenied" => ErrorKind::Authentication,
+            "NotFound" => ErrorKind::NotFound,
+            "ConfigInvalid" => ErrorKind::InvalidArgument,
+            "Unsupported" => ErrorKind::Unsupported,
+            _ => ErrorKind::Network,
+        };
+        return Error::new(kind, format!("lake read: {what}: {message}: {detail}"));
+    }
     let kind = match &e {
         P::DatabaseNotExist { .. } | P::TableNotExist { .. } | P::SnapshotNotExist { .. } => {
             ErrorKind::NotFound
         }
         P::Unsupported { .. } | P::IoUnsupported { .. } => ErrorKind::Unsupported,
         P::ConfigInvalid { .. } | P::IdentifierInvalid { .. } => ErrorKind::InvalidArgument,
-        P::IoUnexpected { .. } => ErrorKind::Network,
         _ => ErrorKind::Internal,
     };
-    // The storage layer's errors end in a captured backtrace when RUST_BACKTRACE is set: the
+    // Other errors may still end in a captured backtrace when RUST_BACKTRACE is set: the
     // message keeps what failed and why, not the frames.
     let text = e.to_string();
     let text = text
@@ -52,6 +90,18 @@ pub fn paimon_err(what: impl std::fmt::Display, e: paimon::Error) -> Error {
         .unwrap_or_default()
         .trim_end();
     Error::new(kind, format!("lake read: {what}: {text}"))
+}
+
+/// Whether `e` or one of its sources says `needle`.
+fn error_chain_contains(e: &(dyn std::error::Error + 'static), needle: &str) -> bool {
+    let mut at = Some(e);
+    while let Some(e) = at {
+        if e.to_string().contains(needle) {
+            return true;
+        }
+        at = e.source();
+    }
+    false
 }
 
 /// Opens the Paimon catalog the properties name (a lake-enabled table's
@@ -97,7 +147,7 @@ impl PaimonTableRef {
         super::expect_format(&table.info, view, LakeFormat::Paimon)?;
         let path = &table.info.table_path;
         Ok(PaimonTableRef {
-            props: LakeFormat::Paimon.catalog_properties(&table.info),
+            props: LakeFormat::Paimon.read_catalog_properties(table),
             database: path.database.clone(),
             table: path.table.clone(),
             partition_keys: table.info.descriptor.partition_keys.clone(),
