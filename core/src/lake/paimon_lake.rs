@@ -198,6 +198,49 @@ pub(crate) async fn read_rows(
     target: &SchemaRef,
     view: &str,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let planned = plan_read(
+        at,
+        snapshot_id,
+        buckets.is_some(),
+        partition.is_some(),
+        target,
+        view,
+    )
+    .await?;
+    match planned {
+        Some(p) => p.read(buckets, partition),
+        None => Ok(futures::stream::empty().boxed()),
+    }
+}
+
+/// A read of one Paimon snapshot planned once: the table at that snapshot, the columns read
+/// and the scan's splits. [`PlannedRead::read`] reads some of its buckets (and partition) from
+/// those splits, so the readers of a primary-key union read's buckets share one catalog
+/// opening, one table load and one scan plan, and all see the same snapshot.
+pub(crate) struct PlannedRead {
+    table: paimon::Table,
+    columns: Vec<String>,
+    splits: Vec<paimon::table::DataSplit>,
+    /// Whether the table has fixed buckets (Fluss bucket N is Paimon bucket N), so splits can
+    /// be chosen by bucket; otherwise only the `__bucket` column tells.
+    fixed_buckets: bool,
+    partition_keys: Vec<String>,
+    target: SchemaRef,
+    view: String,
+}
+
+/// Plans the read of the Paimon table `at` names at `snapshot_id` (None: the latest; None is
+/// returned when the table has no snapshot yet), of the `target` columns the lake has, plus
+/// `__bucket` (`by_bucket`) and the partition keys (`by_partition`) that reads of some buckets
+/// or one partition filter on.
+pub(crate) async fn plan_read(
+    at: &PaimonTableRef,
+    snapshot_id: Option<i64>,
+    by_bucket: bool,
+    by_partition: bool,
+    target: &SchemaRef,
+    view: &str,
+) -> Result<Option<PlannedRead>> {
     let t = at.load(view).await?;
     let t = match snapshot_id {
         Some(id) => t
@@ -214,15 +257,14 @@ pub(crate) async fn read_rows(
                 .await
                 .map_err(|e| paimon_err(format!("{view}: the latest Paimon snapshot"), e))?;
             if latest.is_none() {
-                return Ok(futures::stream::empty().boxed());
+                return Ok(None);
             }
             t
         }
     };
-    let partition_keys = at.partition_keys.clone();
     // Only the columns asked for (and present in the lake) are read from the data files, plus
     // those the bucket and partition filters need.
-    let lake_cols: Vec<String> = {
+    let columns: Vec<String> = {
         let present = |name: &str| t.schema().fields().iter().any(|f| f.name() == name);
         let mut cols: Vec<String> = target
             .fields()
@@ -231,11 +273,11 @@ pub(crate) async fn read_rows(
             .map(|f| f.name().clone())
             .collect();
         let mut need = Vec::new();
-        if buckets.is_some() {
+        if by_bucket {
             need.push(SYSTEM_COLUMNS[0].to_string());
         }
-        if partition.is_some() {
-            need.extend(partition_keys.iter().cloned());
+        if by_partition {
+            need.extend(at.partition_keys.iter().cloned());
         }
         for c in need {
             if !cols.contains(&c) && present(&c) {
@@ -250,7 +292,7 @@ pub(crate) async fn read_rows(
         .get("bucket")
         .and_then(|b| b.trim().parse::<i32>().ok())
         .is_some_and(|b| b > 0);
-    let names: Vec<&str> = lake_cols.iter().map(String::as_str).collect();
+    let names: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut rb = t.new_read_builder();
     rb.with_projection(&names)
         .map_err(|e| paimon_err(format!("{view}: project the Paimon read"), e))?;
@@ -259,34 +301,76 @@ pub(crate) async fn read_rows(
         .plan()
         .await
         .map_err(|e| paimon_err(format!("{view}: plan the Paimon scan"), e))?;
-    let splits: Vec<_> = plan
-        .splits()
-        .iter()
-        .filter(|s| !fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket())))
-        .cloned()
-        .collect();
-    let batches = rb
-        .new_read()
-        .and_then(|r| r.to_arrow(&splits))
-        .map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
-    let (target, view) = (target.clone(), view.to_string());
-    let buckets = buckets.map(<[i32]>::to_vec);
-    let partition = partition.map(|p| p.map(str::to_string));
-    Ok(batches
-        .map(move |b| {
-            let b = b.map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
-            let b = bridge::batch_from_58(b)?;
-            let b = match &buckets {
-                Some(keep) => of_buckets(&b, keep)?,
-                None => b,
-            };
-            let b = match &partition {
-                Some(name) => of_partition(&b, &partition_keys, name.as_deref())?,
-                None => b,
-            };
-            conform(&b, &target)
-        })
-        .boxed())
+    let splits = plan.splits().to_vec();
+    Ok(Some(PlannedRead {
+        table: t,
+        columns,
+        splits,
+        fixed_buckets,
+        partition_keys: at.partition_keys.clone(),
+        target: target.clone(),
+        view: view.to_string(),
+    }))
+}
+
+impl PlannedRead {
+    /// The planned rows of `buckets` and of the partition named `partition` (Fluss's name)
+    /// only when given, batch by batch, conformed to the target columns. With fixed buckets
+    /// only the splits of those buckets are read.
+    pub(crate) fn read(
+        &self,
+        buckets: Option<&[i32]>,
+        partition: Option<Option<&str>>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let view = &self.view;
+        let splits: Vec<_> = self
+            .splits
+            .iter()
+            .filter(|s| {
+                !self.fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket()))
+            })
+            .cloned()
+            .collect();
+        let names: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        let mut rb = self.table.new_read_builder();
+        rb.with_projection(&names)
+            .map_err(|e| paimon_err(format!("{view}: project the Paimon read"), e))?;
+        let batches = rb
+            .new_read()
+            .and_then(|r| r.to_arrow(&splits))
+            .map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
+        let (target, view) = (self.target.clone(), view.clone());
+        let partition_keys = self.partition_keys.clone();
+        let buckets = buckets.map(<[i32]>::to_vec);
+        let partition = partition.map(|p| p.map(str::to_string));
+        Ok(batches
+            .map(move |b| {
+                let b = b.map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
+                let b = bridge::batch_from_58(b)?;
+                let b = match &buckets {
+                    Some(keep) => of_buckets(&b, keep)?,
+                    None => b,
+                };
+                let b = match &partition {
+                    Some(name) => of_partition(&b, &partition_keys, name.as_deref())?,
+                    None => b,
+                };
+                conform(&b, &target)
+            })
+            .boxed())
+    }
+}
+
+/// A primary-key union read's planned snapshot (see [`PlannedRead`]) of `table`.
+pub(super) async fn plan_bucket_states(
+    table: &Table,
+    snapshot_id: i64,
+    target: &SchemaRef,
+    view: &str,
+) -> Result<Option<PlannedRead>> {
+    let at = PaimonTableRef::of(table, view)?;
+    let by_partition = !at.partition_keys.is_empty();
+    plan_read(&at, Some(snapshot_id), true, by_partition, target, view).await
 }
 
 /// The rows of `batch` in the partition Fluss names `name` (the partition keys' values as
