@@ -9,6 +9,8 @@
 //!
 //! Needs `RIVERLET_MOTO_SERVER` (or `moto_server` on the PATH), java and mvn; reports itself
 //! skipped without moto. The pyiceberg check runs when `RIVERLET_LAKE_PYTHON` is set.
+//!
+//! Module `lake_paimon_s3`: the same with a Paimon warehouse on moto (no catalog server).
 
 mod common;
 #[path = "common/moto.rs"]
@@ -387,3 +389,8 @@ async fn check_bad_storage(uri: &str, endpoint: &str, db: &str) {
     );
     assert!(!shown.contains(SECRET) && !shown.contains(TOKEN), "{shown}");
 }
+
+#[path = "common/kv_rows.rs"]
+mod kv_rows;
+#[path = "lake_paimon_s3.rs"]
+mod lake_paimon_s3;

@@ -215,7 +215,12 @@ def connect(
 
     ``bootstrap_servers`` is ``"host:port[,host:port...]"``. ``username``/``password`` use
     SASL/PLAIN. Timeouts are in seconds. ``properties`` are further Fluss client options
-    (``client.writer.batch-size``, ``client.writer.acks``, ...).
+    (``client.writer.batch-size``, ``client.writer.acks``, ...), and the lake catalog options
+    lake reads add to a table's, by the names Fluss's Flink catalog takes: ``paimon.*`` and
+    ``iceberg.*``. A cluster leaves the lake catalog's secrets out of table info, so reading
+    ``t$lake`` or a union read of a Paimon warehouse on S3 needs its keys here, e.g.
+    ``{"paimon.s3.access-key": ..., "paimon.s3.secret-key": ...}`` (or ``AWS_ACCESS_KEY_ID``
+    and ``AWS_SECRET_ACCESS_KEY`` in the environment).
     """
     props: dict[str, str] = {"bootstrap.servers": bootstrap_servers}
     if username is not None or password is not None:

@@ -2,11 +2,18 @@
 only), ``trades$lake$snapshots`` (one row per commit, the lake format's own snapshot columns)
 and the union read of ``trades``, each checked against totals computed from the rows written
 (the quickstart's lake queries); and over Paimon the union read of a primary-key table, where the
-changes after the lake snapshot win by key."""
+changes after the lake snapshot win by key; and a Paimon warehouse on moto's S3, read with the
+warehouse's keys given as Fluss's catalog options (``paimon.s3.*``)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
 import time
+import urllib.request
+from typing import Iterator
 from collections import Counter
 from decimal import Decimal
 
@@ -190,3 +197,88 @@ def test_paimon_add_column_union_reads(tmp_path) -> None:
         assert state(conn.table("d.scores$lake").read()) == {
             1: ("c1", 10), 2: ("b2", None), 4: ("c4", None)}
         assert state(kv.read()) == {1: ("c1", 10), 2: ("b2", None), 4: ("d4", 44)}
+
+
+@pytest.fixture
+def moto_s3() -> Iterator[str]:
+    """moto's S3 server (``RIVERLET_MOTO_SERVER`` or ``moto_server`` on the PATH) on a free
+    port: its endpoint. Skips the test when it is not installed."""
+    binary = os.environ.get("RIVERLET_MOTO_SERVER") or shutil.which("moto_server")
+    if not binary:
+        pytest.skip("moto_server (pip install 'moto[server]') is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([binary, "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            if proc.poll() is not None:
+                pytest.skip(f"{binary} exited at once (no moto behind it)")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail(f"{binary} did not listen on port {port}")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_paimon_on_s3_read_with_catalog_options(tmp_path, moto_s3: str, monkeypatch) -> None:
+    """The server tiers to a Paimon warehouse in a moto bucket; its table info carries no S3
+    key (as Fluss's), and the client reads the lake views and the union with the keys passed
+    as ``paimon.s3.access-key`` / ``paimon.s3.secret-key``. Without them (and no AWS
+    credentials in the environment) the read is an AuthenticationError naming them."""
+    secret = "py-paimon-s3cr3t"
+    urllib.request.urlopen(urllib.request.Request(f"{moto_s3}/lake", method="PUT")).close()
+    options = {
+        "datalake.format": "paimon",
+        "datalake.paimon.warehouse": "s3://lake/paimon",
+        "datalake.paimon.s3.endpoint": moto_s3,
+        "datalake.paimon.s3.region": "us-east-1",
+        "datalake.paimon.s3.path-style-access": "true",
+        "datalake.paimon.s3.access-key": "testing",
+        "datalake.paimon.s3.secret-key": secret,
+    }
+    # only the options decide: no AWS credentials from this process's environment or files,
+    # no instance metadata
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    keys = {"paimon.s3.access-key": "testing", "paimon.s3.secret-key": secret}
+    with riverlet.LocalServer(str(tmp_path / "data"), options=options) as server, \
+            riverlet.connect(server.bootstrap_servers, properties=keys) as conn:
+        conn.create_database("finance")
+        t = conn.create_table("finance.trades", SCHEMA, buckets=3, properties={
+            "table.datalake.enabled": "true", "table.datalake.freshness": "1h"})
+        props = t.properties
+        assert props["table.datalake.paimon.warehouse"] == "s3://lake/paimon"
+        assert not [k for k in props if "access-key" in k or "secret" in k], props
+        first, second, third = trades(range(0, 30)), trades(range(30, 50)), trades(range(50, 60))
+        t.append(pa.Table.from_pylist(first, schema=SCHEMA))
+        server.commit_lake()
+        t.append(pa.Table.from_pylist(second, schema=SCHEMA))
+        server.commit_lake()
+        t.append(pa.Table.from_pylist(third, schema=SCHEMA))
+        in_lake, everything = first + second, first + second + third
+
+        lake = conn.table("finance.trades$lake").read()
+        assert multiset(lake) == multiset(pa.Table.from_pylist(in_lake, schema=SCHEMA))
+        snaps = conn.table("finance.trades$lake$snapshots").read()
+        assert snaps["snapshot_id"].to_pylist() == [1, 2]
+        assert snaps["total_record_count"].to_pylist() == [len(first), len(in_lake)]
+        union = t.read()
+        assert multiset(union) == multiset(pa.Table.from_pylist(everything, schema=SCHEMA))
+
+        with riverlet.connect(server.bootstrap_servers) as bare:
+            with pytest.raises(riverlet.AuthenticationError, match="paimon.s3.access-key") as e:
+                bare.table("finance.trades$lake").read()
+            assert secret not in str(e.value) and "Backtrace" not in str(e.value)

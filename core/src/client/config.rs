@@ -1,4 +1,5 @@
-//! Client settings: bootstrap servers, timeouts, SASL, retries and the writer settings.
+//! Client settings: bootstrap servers, timeouts, SASL, retries, the writer settings and the
+//! lake catalog options a lake read adds to a table's (its secrets, which table info omits).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -33,6 +34,9 @@ pub struct ClientConfig {
     pub retry_backoff: Duration,
     /// Longest wait between retries.
     pub max_retry_backoff: Duration,
+    /// Lake catalog options by Fluss's catalog names (`paimon.s3.access-key`, ...), which lake
+    /// reads add to the table info's `table.datalake.<format>.*` (see [`LakeCatalogOptions`]).
+    pub lake_catalog: LakeCatalogOptions,
 }
 
 impl Default for ClientConfig {
@@ -48,7 +52,86 @@ impl Default for ClientConfig {
             retries: 3,
             retry_backoff: Duration::from_millis(100),
             max_retry_backoff: Duration::from_secs(2),
+            lake_catalog: LakeCatalogOptions::default(),
         }
+    }
+}
+
+/// The lake catalog options a client is given, as Fluss's Flink catalog takes them: keys
+/// `<format>.<catalog option>` (`paimon.s3.access-key`, `paimon.s3.secret-key`,
+/// `iceberg.s3.secret-access-key`, `iceberg.jdbc.password`...). A cluster hands readers its lake
+/// catalog's options in each lake-enabled table's info as `table.datalake.<format>.*`, but drops
+/// every one whose key contains `key`, `secret` or `password` (Fluss's
+/// `MetadataManager.removeSensitiveTableOptions`), so the credentials of an S3 warehouse must
+/// come from the reader's own configuration: Fluss's Flink catalog adds its `<format>.*`
+/// options to the table's, its own winning (`LakeFlinkCatalog.getLakeCatalog`), and a lake read
+/// here does the same ([`Self::of_format`]).
+///
+/// `Debug` shows the keys and hides the values of secret-looking ones.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct LakeCatalogOptions(BTreeMap<String, String>);
+
+impl LakeCatalogOptions {
+    /// The key prefixes of lake catalog options: Fluss's `DataLakeFormat` values, each followed
+    /// by a dot (Fluss's `FlinkCatalogFactory` takes every option starting with one).
+    pub const PREFIXES: [&'static str; 3] = ["paimon.", "iceberg.", "lance."];
+
+    /// Whether `key` is a lake catalog option (starts with one of [`Self::PREFIXES`]).
+    pub fn is_lake_option(key: &str) -> bool {
+        Self::PREFIXES.iter().any(|p| key.starts_with(p))
+    }
+
+    /// Sets one option; a key without a [`Self::PREFIXES`] prefix, or with nothing after it,
+    /// is an `InvalidArgument` error naming the key.
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) -> Result<()> {
+        let key = key.into();
+        let rest = Self::PREFIXES.iter().find_map(|p| key.strip_prefix(p));
+        if rest.is_none_or(|r| r.trim().is_empty()) {
+            crate::bail_invalid!(
+                "lake catalog option '{key}' must be '<format>.<catalog option>' with format \
+                 paimon, iceberg or lance (e.g. paimon.s3.access-key)"
+            );
+        }
+        self.0.insert(key, value.into());
+        Ok(())
+    }
+
+    /// The options of lake format `format` (`paimon`, `iceberg`) without the `<format>.`
+    /// prefix: the catalog options a read of that format adds to the table's.
+    pub fn of_format(&self, format: &str) -> BTreeMap<String, String> {
+        let prefix = format!("{format}.");
+        self.0
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|k| (k.to_string(), v.clone())))
+            .collect()
+    }
+
+    /// Whether no option is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether the value of `key` must not be shown: the table-property rule
+    /// ([`crate::metadata::table::is_secret_property`]: tokens, credentials, secrets,
+    /// passwords, headers) and Fluss's (any key containing `key`, such as `s3.access-key`).
+    fn is_hidden(key: &str) -> bool {
+        crate::metadata::table::is_secret_property(key) || key.to_ascii_lowercase().contains("key")
+    }
+}
+
+// By hand: the values are catalog credentials, which must never reach a log line.
+impl std::fmt::Debug for LakeCatalogOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.0.iter().map(|(k, v)| {
+                let shown = if Self::is_hidden(k) {
+                    "<hidden>"
+                } else {
+                    v.as_str()
+                };
+                (k, shown)
+            }))
+            .finish()
     }
 }
 
@@ -72,6 +155,16 @@ impl ClientConfig {
             password: password.into(),
         });
         self
+    }
+
+    /// Sets a lake catalog option (`paimon.s3.access-key`, ...; see [`LakeCatalogOptions`]).
+    pub fn with_lake_option(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Result<Self> {
+        self.lake_catalog.set(key, value)?;
+        Ok(self)
     }
 
     /// Connects over TLS, trusting the CA certificates of the PEM file `ca_file`.
@@ -128,7 +221,8 @@ impl ClientConfig {
     /// `client.writer.retries`, `client.writer.enable-idempotence`,
     /// `client.writer.bucket.no-key-assigner`, `client.writer.request-max-size`,
     /// `client.writer.dynamic-create-partition.enabled`, and Riverlet's `client.retries`,
-    /// `client.retry-backoff`. The other client options of Fluss
+    /// `client.retry-backoff`; and the lake catalog options `paimon.*`, `iceberg.*`, `lance.*`
+    /// (Fluss's Flink catalog options: [`LakeCatalogOptions`]). The other client options of Fluss
     /// ([`FLUSS_OPTIONS_WITHOUT_EFFECT`]) are accepted, so a Fluss configuration works
     /// unchanged, and have no effect. Unknown keys are an error naming the key. The README's
     /// "Client options" table lists every option with Riverlet's and Fluss's default.
@@ -214,12 +308,15 @@ impl ClientConfig {
                     c.writer.create_missing_partitions =
                         parse_bool(v).ok_or_else(|| bad("true or false"))?
                 }
+                // the value as given: a secret may hold spaces
+                k if LakeCatalogOptions::is_lake_option(k) => c.lake_catalog.set(k, value)?,
                 k if FLUSS_OPTIONS_WITHOUT_EFFECT.contains(&k) => {
                     tracing::debug!("client option '{k}' is accepted but has no effect in Riverlet")
                 }
                 _ => crate::bail_invalid!(
-                    "unknown client option '{key}' (the options are Fluss's client.* names; see \
-                     the README's client options table)"
+                    "unknown client option '{key}' (the options are Fluss's client.* names and \
+                     the lake catalog's paimon.* / iceberg.* options; see the README's client \
+                     options table)"
                 ),
             }
         }
@@ -390,6 +487,39 @@ mod tests {
         );
         let e = ClientConfig::from_properties(&p).unwrap_err();
         assert!(e.message().contains("jaas.config"), "{e}");
+    }
+
+    #[test]
+    fn lake_catalog_options_by_format_with_secrets_hidden() {
+        let mut p = BTreeMap::new();
+        p.insert("bootstrap.servers".to_string(), "h:1".to_string());
+        p.insert("paimon.s3.access-key".to_string(), "AKID".to_string());
+        p.insert(
+            "paimon.s3.secret-key".to_string(),
+            " very secret ".to_string(),
+        );
+        p.insert("paimon.s3.region".to_string(), "eu-west-1".to_string());
+        p.insert(
+            "iceberg.jdbc.password".to_string(),
+            "pw-never-shown".to_string(),
+        );
+        let c = ClientConfig::from_properties(&p).unwrap();
+        let paimon = c.lake_catalog.of_format("paimon");
+        assert_eq!(paimon.len(), 3);
+        assert_eq!(paimon["s3.secret-key"], " very secret ", "kept as given");
+        assert_eq!(paimon["s3.region"], "eu-west-1");
+        assert_eq!(
+            c.lake_catalog.of_format("iceberg")["jdbc.password"],
+            "pw-never-shown"
+        );
+        let shown = format!("{c:?}");
+        for secret in ["AKID", "very secret", "pw-never-shown"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        assert!(shown.contains("paimon.s3.secret-key") && shown.contains("eu-west-1"));
+        p.insert("paimon.".to_string(), "x".to_string());
+        let e = ClientConfig::from_properties(&p).unwrap_err();
+        assert!(e.message().contains("'paimon.'"), "{e}");
     }
 
     #[test]

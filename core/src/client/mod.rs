@@ -53,7 +53,7 @@ pub use admin::{
     KvSnapshotEntry, LakeSnapshot, OffsetSpec, PartitionInfo, ProducerBucket, ProducerOffsets,
     RegisterResult, RemoteLogManifest,
 };
-pub use config::{parse_size, ClientConfig, FLUSS_OPTIONS_WITHOUT_EFFECT};
+pub use config::{parse_size, ClientConfig, LakeCatalogOptions, FLUSS_OPTIONS_WITHOUT_EFFECT};
 pub use connection::{Connection, ServerNode};
 pub use leaders::BucketLeader;
 pub use table::{Table, TableView, LAKE_SYSTEM_COLUMNS};

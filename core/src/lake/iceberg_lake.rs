@@ -262,7 +262,8 @@ pub async fn load_hadoop_table(
 
 /// The Iceberg table of a lake-enabled table (`<database>.<table>` in its catalog).
 async fn load_table(table: &Table, view: &str) -> Result<iceberg::table::Table> {
-    let props = catalog_properties(&table.info, view)?;
+    super::expect_format(&table.info, view, LakeFormat::Iceberg)?;
+    let props = LakeFormat::Iceberg.read_catalog_properties(table);
     let path = &table.info.table_path;
     let id = TableIdent::from_strs([path.database.as_str(), path.table.as_str()])
         .map_err(|e| lake_err(view, e))?;

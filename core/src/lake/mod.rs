@@ -7,7 +7,8 @@
 //! One interface over two formats, picked by the table's `table.datalake.format`
 //! ([`LakeFormat`]): Iceberg (`iceberg_lake`, the iceberg crate) and Paimon (`paimon_lake`,
 //! the paimon crate). Each opens its catalog from the `table.datalake.<format>.*` properties
-//! the server puts in its table info, as Fluss's readers do. The reads here take nothing else
+//! the server puts in its table info with the connection's `<format>.*` lake catalog options
+//! over them (the secrets a cluster leaves out of table info), as Fluss's readers do. The reads here take nothing else
 //! from the server but GetLakeSnapshot's snapshot id, which a union read pairs with its log
 //! offsets. The option checks and the planning of those reads live in `core::scan`
 //! (`scan::lake_view`, the union in `scan::reader`).
@@ -78,6 +79,17 @@ impl LakeFormat {
             .iter()
             .filter_map(|(k, v)| k.strip_prefix(prefix).map(|k| (k.to_string(), v.clone())))
             .collect()
+    }
+
+    /// The catalog properties a read of `table` opens this format's catalog with: the table
+    /// info's ([`Self::catalog_properties`]) with the connection's own `<format>.*` lake
+    /// catalog options over them ([`crate::client::LakeCatalogOptions`]), the connection's
+    /// winning, as Fluss's Flink catalog prefers its own. That is how a reader gets the
+    /// secrets (`s3.secret-key`...) a cluster leaves out of table info.
+    pub fn read_catalog_properties(self, table: &Table) -> BTreeMap<String, String> {
+        let mut props = self.catalog_properties(&table.info);
+        props.extend(table.conn.config().lake_catalog.of_format(self.name()));
+        props
     }
 }
 
@@ -249,36 +261,37 @@ pub async fn snapshot_batches(
     }
 }
 
-/// The merged state one bucket (of one partition, by its Fluss name) of a primary-key table
-/// holds in lake snapshot `snapshot_id`, one row per key, conformed to `target`; the half of
-/// a primary-key union read that the bucket's changelog from the snapshot's offset is folded
-/// over (Fluss's rule: the log wins by key). Paimon only: Iceberg's lake rows are not merged
-/// by key (and Riverlet's Iceberg lakes hold log tables only), as with Fluss, whose Iceberg
-/// union read is for log tables.
-pub async fn bucket_state(
+/// The merged states of a primary-key table's buckets in one lake snapshot, the half of a
+/// primary-key union read that each bucket's changelog from the snapshot's offset is folded
+/// over (Fluss's rule: the log wins by key). Planned once per read by [`bucket_states`] (the
+/// catalog opened, the table loaded at the snapshot and its scan planned once), then read
+/// bucket by bucket ([`BucketStates::bucket`]), every bucket from the same snapshot.
+pub struct BucketStates {
+    /// None: nothing to read (a snapshot without a plan).
+    planned: Option<paimon_lake::PlannedRead>,
+}
+
+impl std::fmt::Debug for BucketStates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BucketStates")
+            .field("planned", &self.planned.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Plans [`BucketStates`] of lake snapshot `snapshot_id` of `table`, rows conformed to
+/// `target`. Paimon only: Iceberg's lake rows are not merged by key (and Riverlet's Iceberg
+/// lakes hold log tables only), as with Fluss, whose Iceberg union read is for log tables.
+pub async fn bucket_states(
     table: &Table,
     snapshot_id: i64,
-    partition_name: Option<&str>,
-    bucket: i32,
     target: &SchemaRef,
     view: &str,
-) -> Result<Vec<RecordBatch>> {
-    use futures::TryStreamExt as _;
+) -> Result<BucketStates> {
     match format_of(&table.info, view)? {
-        LakeFormat::Paimon => {
-            let partition: Option<Vec<String>> = partition_name.map(|p| vec![p.to_string()]);
-            paimon_lake::snapshot_batches(
-                table,
-                Some(snapshot_id),
-                Some(&[bucket]),
-                partition.as_deref(),
-                target,
-                view,
-            )
-            .await?
-            .try_collect()
-            .await
-        }
+        LakeFormat::Paimon => Ok(BucketStates {
+            planned: paimon_lake::plan_bucket_states(table, snapshot_id, target, view).await?,
+        }),
         LakeFormat::Iceberg => Err(Error::unsupported(format!(
             "{view}: the union read of a primary-key table needs a lake that merges rows by \
              key; table '{}' is tiered to Iceberg",
@@ -287,7 +300,28 @@ pub async fn bucket_state(
     }
 }
 
-/// Whether the table's lake can serve [`bucket_state`]: lake-enabled, in a format whose
+impl BucketStates {
+    /// The merged state one bucket (of one partition, by its Fluss name) holds in the
+    /// snapshot, one row per key.
+    pub async fn bucket(
+        &self,
+        partition_name: Option<&str>,
+        bucket: i32,
+    ) -> Result<Vec<RecordBatch>> {
+        use futures::TryStreamExt as _;
+        match &self.planned {
+            Some(p) => {
+                let partitions = partition_name.map(|p| vec![p.to_string()]);
+                p.read(Some(&[bucket]), partitions.as_deref())?
+                    .try_collect()
+                    .await
+            }
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+/// Whether the table's lake can serve [`bucket_states`]: lake-enabled, in a format whose
 /// reads merge rows by primary key (Paimon).
 pub fn merges_by_key(info: &TableInfo) -> bool {
     lake_enabled(info)

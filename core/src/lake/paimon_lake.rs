@@ -34,19 +34,57 @@ pub const PAIMON_PROPERTY_PREFIX: &str = "table.datalake.paimon.";
 
 /// A paimon error as a Riverlet error naming `what`: a missing database, table or snapshot is
 /// `NotFound`, a feature the crate lacks `Unsupported`, a bad option `InvalidArgument`, a
-/// storage failure `Network`, anything else `Internal`.
+/// storage failure by what the storage said (refused credentials `Authentication`, a missing
+/// bucket or object `NotFound`, a bad storage option `InvalidArgument`, anything else
+/// `Network`), anything else `Internal`. No S3 credentials at all (none among the catalog
+/// options, none in the environment) is `Authentication` naming the options that give them,
+/// and no region `InvalidArgument` naming `s3.region`.
 pub fn paimon_err(what: impl std::fmt::Display, e: paimon::Error) -> Error {
     use paimon::Error as P;
+    if let P::IoUnexpected { message, source } = &e {
+        // opendal's one-line form (kind, operation, the object's path, its cause), not its
+        // `Debug`, which the crate's own message embeds, over several lines with a backtrace
+        let detail = source.to_string();
+        let storage_kind: &'static str = source.kind().into();
+        if error_chain_contains(source.as_ref(), "failed to load signing credential") {
+            return Error::new(
+                ErrorKind::Authentication,
+                format!(
+                    "lake read: {what}: no S3 credentials to sign the warehouse's requests with: \
+                     set the Paimon catalog options s3.access-key and s3.secret-key (a client \
+                     takes them as paimon.s3.access-key and paimon.s3.secret-key among its \
+                     options, as Fluss's catalog does: table info carries no secrets), or \
+                     AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment"
+                ),
+            );
+        }
+        if storage_kind == "ConfigInvalid" && detail.contains("region is missing") {
+            return Error::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "lake read: {what}: no S3 region: set the Paimon catalog option s3.region \
+                     (a client: paimon.s3.region among its options) or AWS_REGION"
+                ),
+            );
+        }
+        let kind = match storage_kind {
+            "PermissionDenied" => ErrorKind::Authentication,
+            "NotFound" => ErrorKind::NotFound,
+            "ConfigInvalid" => ErrorKind::InvalidArgument,
+            "Unsupported" => ErrorKind::Unsupported,
+            _ => ErrorKind::Network,
+        };
+        return Error::new(kind, format!("lake read: {what}: {message}: {detail}"));
+    }
     let kind = match &e {
         P::DatabaseNotExist { .. } | P::TableNotExist { .. } | P::SnapshotNotExist { .. } => {
             ErrorKind::NotFound
         }
         P::Unsupported { .. } | P::IoUnsupported { .. } => ErrorKind::Unsupported,
         P::ConfigInvalid { .. } | P::IdentifierInvalid { .. } => ErrorKind::InvalidArgument,
-        P::IoUnexpected { .. } => ErrorKind::Network,
         _ => ErrorKind::Internal,
     };
-    // The storage layer's errors end in a captured backtrace when RUST_BACKTRACE is set: the
+    // Other errors may still end in a captured backtrace when RUST_BACKTRACE is set: the
     // message keeps what failed and why, not the frames.
     let text = e.to_string();
     let text = text
@@ -55,6 +93,18 @@ pub fn paimon_err(what: impl std::fmt::Display, e: paimon::Error) -> Error {
         .unwrap_or_default()
         .trim_end();
     Error::new(kind, format!("lake read: {what}: {text}"))
+}
+
+/// Whether `e` or one of its sources says `needle`.
+fn error_chain_contains(e: &(dyn std::error::Error + 'static), needle: &str) -> bool {
+    let mut at = Some(e);
+    while let Some(e) = at {
+        if e.to_string().contains(needle) {
+            return true;
+        }
+        at = e.source();
+    }
+    false
 }
 
 /// Opens the Paimon catalog the properties name (a lake-enabled table's
@@ -100,7 +150,7 @@ impl PaimonTableRef {
         super::expect_format(&table.info, view, LakeFormat::Paimon)?;
         let path = &table.info.table_path;
         Ok(PaimonTableRef {
-            props: LakeFormat::Paimon.catalog_properties(&table.info),
+            props: LakeFormat::Paimon.read_catalog_properties(table),
             database: path.database.clone(),
             table: path.table.clone(),
             partition_keys: table.info.descriptor.partition_keys.clone(),
@@ -153,6 +203,49 @@ pub(crate) async fn read_rows(
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
     // A table without partitions keeps every row whatever partitions are asked for.
     let partitions = partitions.filter(|_| !at.partition_keys.is_empty());
+    let planned = plan_read(
+        at,
+        snapshot_id,
+        buckets.is_some(),
+        partitions.is_some(),
+        target,
+        view,
+    )
+    .await?;
+    match planned {
+        Some(p) => p.read(buckets, partitions),
+        None => Ok(futures::stream::empty().boxed()),
+    }
+}
+
+/// A read of one Paimon snapshot planned once: the table at that snapshot, the columns read
+/// and the scan's splits. [`PlannedRead::read`] reads some of its buckets (and partitions) from
+/// those splits, so the readers of a primary-key union read's buckets share one catalog
+/// opening, one table load and one scan plan, and all see the same snapshot.
+pub(crate) struct PlannedRead {
+    table: paimon::Table,
+    columns: Vec<String>,
+    splits: Vec<paimon::table::DataSplit>,
+    /// Whether the table has fixed buckets (Fluss bucket N is Paimon bucket N), so splits can
+    /// be chosen by bucket; otherwise only the `__bucket` column tells.
+    fixed_buckets: bool,
+    partition_keys: Vec<String>,
+    target: SchemaRef,
+    view: String,
+}
+
+/// Plans the read of the Paimon table `at` names at `snapshot_id` (None: the latest; None is
+/// returned when the table has no snapshot yet), of the `target` columns the lake has, plus
+/// `__bucket` (`by_bucket`) and the partition keys (`by_partition`) that reads of some buckets
+/// or some partitions filter on.
+pub(crate) async fn plan_read(
+    at: &PaimonTableRef,
+    snapshot_id: Option<i64>,
+    by_bucket: bool,
+    by_partition: bool,
+    target: &SchemaRef,
+    view: &str,
+) -> Result<Option<PlannedRead>> {
     let t = at.load(view).await?;
     let t = match snapshot_id {
         Some(id) => t
@@ -169,15 +262,14 @@ pub(crate) async fn read_rows(
                 .await
                 .map_err(|e| paimon_err(format!("{view}: the latest Paimon snapshot"), e))?;
             if latest.is_none() {
-                return Ok(futures::stream::empty().boxed());
+                return Ok(None);
             }
             t
         }
     };
-    let partition_keys = at.partition_keys.clone();
     // Only the columns asked for (and present in the lake) are read from the data files, plus
     // those the bucket and partition filters need.
-    let lake_cols: Vec<String> = {
+    let columns: Vec<String> = {
         let present = |name: &str| t.schema().fields().iter().any(|f| f.name() == name);
         let mut cols: Vec<String> = target
             .fields()
@@ -186,11 +278,11 @@ pub(crate) async fn read_rows(
             .map(|f| f.name().clone())
             .collect();
         let mut need = Vec::new();
-        if buckets.is_some() {
+        if by_bucket {
             need.push(SYSTEM_COLUMNS[0].to_string());
         }
-        if partitions.is_some() {
-            need.extend(partition_keys.iter().cloned());
+        if by_partition {
+            need.extend(at.partition_keys.iter().cloned());
         }
         for c in need {
             if !cols.contains(&c) && present(&c) {
@@ -205,7 +297,7 @@ pub(crate) async fn read_rows(
         .get("bucket")
         .and_then(|b| b.trim().parse::<i32>().ok())
         .is_some_and(|b| b > 0);
-    let names: Vec<&str> = lake_cols.iter().map(String::as_str).collect();
+    let names: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut rb = t.new_read_builder();
     rb.with_projection(&names)
         .map_err(|e| paimon_err(format!("{view}: project the Paimon read"), e))?;
@@ -214,34 +306,76 @@ pub(crate) async fn read_rows(
         .plan()
         .await
         .map_err(|e| paimon_err(format!("{view}: plan the Paimon scan"), e))?;
-    let splits: Vec<_> = plan
-        .splits()
-        .iter()
-        .filter(|s| !fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket())))
-        .cloned()
-        .collect();
-    let batches = rb
-        .new_read()
-        .and_then(|r| r.to_arrow(&splits))
-        .map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
-    let (target, view) = (target.clone(), view.to_string());
-    let buckets = buckets.map(<[i32]>::to_vec);
-    let partitions = partitions.map(<[String]>::to_vec);
-    Ok(batches
-        .map(move |b| {
-            let b = b.map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
-            let b = bridge::batch_from_58(b)?;
-            let b = match &buckets {
-                Some(keep) => of_buckets(&b, keep)?,
-                None => b,
-            };
-            let b = match &partitions {
-                Some(names) => of_partitions(&b, &partition_keys, names)?,
-                None => b,
-            };
-            conform(&b, &target)
-        })
-        .boxed())
+    let splits = plan.splits().to_vec();
+    Ok(Some(PlannedRead {
+        table: t,
+        columns,
+        splits,
+        fixed_buckets,
+        partition_keys: at.partition_keys.clone(),
+        target: target.clone(),
+        view: view.to_string(),
+    }))
+}
+
+impl PlannedRead {
+    /// The planned rows of `buckets` and of the partitions named `partitions` (Fluss's
+    /// names) only when given, batch by batch, conformed to the target columns. With fixed buckets
+    /// only the splits of those buckets are read.
+    pub(crate) fn read(
+        &self,
+        buckets: Option<&[i32]>,
+        partitions: Option<&[String]>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let view = &self.view;
+        let splits: Vec<_> = self
+            .splits
+            .iter()
+            .filter(|s| {
+                !self.fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket()))
+            })
+            .cloned()
+            .collect();
+        let names: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        let mut rb = self.table.new_read_builder();
+        rb.with_projection(&names)
+            .map_err(|e| paimon_err(format!("{view}: project the Paimon read"), e))?;
+        let batches = rb
+            .new_read()
+            .and_then(|r| r.to_arrow(&splits))
+            .map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
+        let (target, view) = (self.target.clone(), view.clone());
+        let partition_keys = self.partition_keys.clone();
+        let buckets = buckets.map(<[i32]>::to_vec);
+        let partitions = partitions.map(<[String]>::to_vec);
+        Ok(batches
+            .map(move |b| {
+                let b = b.map_err(|e| paimon_err(format!("{view}: read the Paimon table"), e))?;
+                let b = bridge::batch_from_58(b)?;
+                let b = match &buckets {
+                    Some(keep) => of_buckets(&b, keep)?,
+                    None => b,
+                };
+                let b = match &partitions {
+                    Some(names) => of_partitions(&b, &partition_keys, names)?,
+                    None => b,
+                };
+                conform(&b, &target)
+            })
+            .boxed())
+    }
+}
+
+/// A primary-key union read's planned snapshot (see [`PlannedRead`]) of `table`.
+pub(super) async fn plan_bucket_states(
+    table: &Table,
+    snapshot_id: i64,
+    target: &SchemaRef,
+    view: &str,
+) -> Result<Option<PlannedRead>> {
+    let at = PaimonTableRef::of(table, view)?;
+    let by_partition = !at.partition_keys.is_empty();
+    plan_read(&at, Some(snapshot_id), true, by_partition, target, view).await
 }
 
 /// The Paimon table's snapshots, oldest first, as one batch of [`snapshots_schema`] (the

@@ -19,7 +19,7 @@ use crate::{Error, Result};
 use super::fetch::FetchColumns;
 use super::finish_batch;
 use super::log_read::{bucket_batches, LogSource, ReadMemory};
-use super::plan::{table_name, BucketRead, Plan};
+use super::plan::{table_name, BucketRead, KvLake, Plan};
 use super::snapshot::{latest_snapshots, read_snapshot, SnapshotRef};
 
 const SCAN_KV_BATCH_BYTES: i32 = 4 * 1024 * 1024;
@@ -170,7 +170,7 @@ pub(crate) async fn latest_view_bucket(
     table: &Table,
     b: &BucketRead,
     limit: Option<i64>,
-    lake: Option<&crate::client::LakeSnapshot>,
+    lake: Option<&KvLake>,
 ) -> Result<(Vec<RecordBatch>, i64)> {
     let info = &table.info;
     if let Some(lake) = lake {
@@ -237,8 +237,9 @@ pub(crate) async fn latest_view_bucket(
 async fn lake_union_bucket(
     table: &Table,
     b: &BucketRead,
-    lake: &crate::client::LakeSnapshot,
+    kv_lake: &KvLake,
 ) -> Result<(Vec<RecordBatch>, i64)> {
+    let lake = &kv_lake.snapshot;
     let start = lake.start_offset(b.partition_id, b.bucket);
     let (earliest, end) = log_bounds(table, b).await?;
     if start < earliest {
@@ -251,16 +252,10 @@ async fn lake_union_bucket(
             lake.snapshot_id
         )));
     }
-    let full = table.info.schema().to_arrow();
-    let base = crate::lake::bucket_state(
-        table,
-        lake.snapshot_id,
-        b.partition_name.as_deref(),
-        b.bucket,
-        &full,
-        &table.view_name(),
-    )
-    .await?;
+    let base = kv_lake
+        .states
+        .bucket(b.partition_name.as_deref(), b.bucket)
+        .await?;
     let batches = fold_full_rows(table, b, start, end, base).await?;
     Ok((batches, end.max(start)))
 }
@@ -270,7 +265,7 @@ async fn lake_union_bucket(
 async fn lake_union_bucket(
     _: &Table,
     _: &BucketRead,
-    _: &crate::client::LakeSnapshot,
+    _: &KvLake,
 ) -> Result<(Vec<RecordBatch>, i64)> {
     Err(Error::internal(
         "a union read planned without the lake feature",

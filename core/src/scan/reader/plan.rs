@@ -103,8 +103,8 @@ pub(crate) struct Plan {
     pub lake_snapshot: Option<i64>,
     /// A primary-key table's union read: the lake snapshot whose merged state of each bucket
     /// the bucket's changelog from the recorded offset is folded over (see
-    /// [`pk_union_candidate`]).
-    pub kv_lake: Option<crate::client::LakeSnapshot>,
+    /// [`pk_union_candidate`]), with that state's read planned once for every bucket.
+    pub kv_lake: Option<KvLake>,
     /// The buckets a union read's lake rows are kept of (None: all).
     pub lake_buckets: Option<Vec<i32>>,
     /// The partitions (Fluss's names) a union read's lake rows are kept of (None: all).
@@ -113,6 +113,17 @@ pub(crate) struct Plan {
     pub keep_batches: bool,
     /// The rows the read returns, when its bounds alone tell (see [`expected_rows`]).
     pub expected_rows: Option<u64>,
+}
+
+/// The lake half of a primary-key union read: the lake snapshot (each bucket's recorded
+/// offset) and its buckets' merged states, planned once per read so every bucket reads the
+/// same snapshot from one scan plan.
+pub(crate) struct KvLake {
+    // without `lake` a plan never has one (see `pk_union_candidate`)
+    #[cfg_attr(not(feature = "lake"), allow(dead_code))]
+    pub snapshot: crate::client::LakeSnapshot,
+    #[cfg(feature = "lake")]
+    pub states: crate::lake::BucketStates,
 }
 
 /// Whether a plain read of `table` is a union read when the table has a lake snapshot: a
@@ -164,6 +175,21 @@ pub(crate) async fn union_snapshot(table: &Table) -> Result<Option<crate::client
 #[cfg(not(feature = "lake"))]
 pub(crate) async fn union_snapshot(_: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
     Ok(None)
+}
+
+/// [`KvLake`] of `snapshot`: the merged states of the table's buckets in it, planned once.
+#[cfg(feature = "lake")]
+async fn kv_lake_of(table: &Table, snapshot: crate::client::LakeSnapshot) -> Result<KvLake> {
+    let full = table.info.schema().to_arrow();
+    let states =
+        crate::lake::bucket_states(table, snapshot.snapshot_id, &full, &table.view_name()).await?;
+    Ok(KvLake { snapshot, states })
+}
+
+/// Without feature `lake` no read has a lake half.
+#[cfg(not(feature = "lake"))]
+async fn kv_lake_of(_: &Table, snapshot: crate::client::LakeSnapshot) -> Result<KvLake> {
+    Ok(KvLake { snapshot })
 }
 
 pub(crate) fn table_name(table: &Table) -> String {
@@ -397,7 +423,10 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
         None
     };
     let kv_lake = if mode == Mode::Kv && pk_union_candidate(&table) {
-        union_snapshot(&table).await?
+        match union_snapshot(&table).await? {
+            Some(snapshot) => Some(kv_lake_of(&table, snapshot).await?),
+            None => None,
+        }
     } else {
         None
     };
