@@ -286,11 +286,15 @@ impl ConnArgs {
 fn main() {
     #[cfg(feature = "mimalloc")]
     allocator::tune();
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("RIVERLET_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    for d in riverlet::logging::SECRET_SAFE_DIRECTIVES {
+        if let Ok(d) = d.parse() {
+            filter = filter.add_directive(d);
+        }
+    }
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RIVERLET_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();

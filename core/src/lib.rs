@@ -20,6 +20,7 @@ pub mod blocking;
 pub mod client;
 #[cfg(feature = "lake")]
 pub mod lake;
+pub mod logging;
 pub mod metadata;
 pub mod metrics;
 pub mod proto;

@@ -52,6 +52,28 @@ impl Write for Buffer {
     }
 }
 
+/// The process's log lines from now on, at TRACE with the directives Riverlet's binaries add
+/// ([`riverlet::logging::SECRET_SAFE_DIRECTIVES`]), through `log` records too; one capture
+/// for every test of this binary (a process has one global subscriber).
+fn capture_logs() -> Buffer {
+    static LOGS: std::sync::OnceLock<Buffer> = std::sync::OnceLock::new();
+    LOGS.get_or_init(|| {
+        let logs = Buffer::default();
+        let writer = logs.clone();
+        let mut filter = tracing_subscriber::EnvFilter::new("trace");
+        for d in riverlet::logging::SECRET_SAFE_DIRECTIVES {
+            filter = filter.add_directive(d.parse().expect("a valid directive"));
+        }
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .init();
+        logs
+    })
+    .clone()
+}
+
 /// `RIVERLET_MOTO_SERVER` (a path) or `moto_server` on the PATH; None when neither runs.
 fn start_moto() -> Option<Moto> {
     moto::start(&[])
@@ -201,13 +223,7 @@ async fn log_table_tiered_to_iceberg_on_s3_and_read_back() {
         );
         return;
     };
-    let logs = Buffer::default();
-    let writer = logs.clone();
-    tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    let logs = capture_logs();
     let (status, body) = s3_call(reqwest::Method::PUT, format!("{}/{BUCKET}", moto.endpoint)).await;
     assert_eq!(status, 200, "create bucket: {body}");
     let rest = start_rest(&moto.endpoint);

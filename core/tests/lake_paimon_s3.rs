@@ -7,7 +7,9 @@
 //! authentication error naming the options to set; with only `AWS_ACCESS_KEY_ID` /
 //! `AWS_SECRET_ACCESS_KEY` in the environment it works. Those two reads run in a child process
 //! of this test binary, whose environment the test controls (no other AWS variable, no
-//! instance metadata), so the machine's own AWS setup cannot decide them.
+//! instance metadata), so the machine's own AWS setup cannot decide them. The log (TRACE, with
+//! the directives Riverlet's binaries add) never shows the secret: the S3 signer under the
+//! paimon crate logs it at DEBUG unless capped.
 //!
 //! Needs `RIVERLET_MOTO_SERVER` (or `moto_server` on the PATH); reports itself skipped without.
 
@@ -16,7 +18,7 @@ use super::kv_rows::{
 };
 use super::*;
 
-/// The secret key of the warehouse, which no message may show.
+/// The secret key of the warehouse, which no message or log line may show.
 const PAIMON_SECRET: &str = "pm-7f2c-warehouse-key";
 const LAKE_PROPS: [(&str, &str); 2] = [
     ("table.datalake.enabled", "true"),
@@ -38,6 +40,7 @@ async fn paimon_lake_on_s3_read_with_the_catalog_options() {
         );
         return;
     };
+    let logs = capture_logs();
     let (status, body) = s3_call(reqwest::Method::PUT, format!("{}/{BUCKET}", moto.endpoint)).await;
     assert_eq!(status, 200, "create bucket: {body}");
     let endpoint = moto.endpoint.clone();
@@ -188,6 +191,13 @@ async fn paimon_lake_on_s3_read_with_the_catalog_options() {
     assert_eq!(kind, "rows", "{message}");
     // the primary-key table's commit tiered the log table's tail too
     assert_eq!(message, everything.len().to_string());
+
+    let logged = String::from_utf8_lossy(&logs.0.lock().unwrap()).to_string();
+    assert!(logged.contains("orders"), "the log capture works");
+    assert!(
+        !logged.contains(PAIMON_SECRET),
+        "the warehouse's secret key was logged"
+    );
 }
 
 /// Runs [`paimon_s3_child_read`] in a child process of this test binary with only `extra` in

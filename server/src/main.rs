@@ -22,11 +22,15 @@ struct Cli {
 fn main() {
     #[cfg(feature = "mimalloc")]
     allocator::tune();
+    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    for d in riverlet::logging::SECRET_SAFE_DIRECTIVES {
+        if let Ok(d) = d.parse() {
+            filter = filter.add_directive(d);
+        }
+    }
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
     let cli = Cli::parse();
