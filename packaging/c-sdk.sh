@@ -17,6 +17,16 @@
 #   SDK_PROFILE=dev bash packaging/c-sdk.sh      the library of target/debug (c-api/tests/sdk.sh)
 #   SDK_NO_BUILD=1 ...                           package what target/<profile> holds, no cargo
 #   SDK_GZIP_LEVEL=1 ...                         faster, larger tarball (default 6)
+#   SDK_VENDORED_OPENSSL=0|1                     the feature vendored-openssl (below; default 1,
+#                                                0 for the dev and test profiles)
+#
+# OpenSSL: paimon's HTTP client (reqwest 0.12, native-tls) links it. Built with the feature
+# `vendored-openssl` (core/Cargo.toml), OpenSSL is compiled from source into libriverlet.a and
+# the shared library, so neither needs the host's libssl.so.3/libcrypto.so.3 (glibc >= 2.34
+# distributions only) nor -lssl -lcrypto; the script fails if the shared library names them
+# anyway. The dev profile (c-api/tests/sdk.sh) packages make test's target/debug, built without
+# the feature: it needs the system OpenSSL, and the link flags below then list it. The library
+# is built by the host's toolchain, so it needs a glibc at least as new as the build machine's.
 #
 # SONAME: libriverlet.so.<major>, or libriverlet.so.0.<minor> while the major version is 0 (any
 # 0.x release may change the ABI; cargo-c's rule). Cargo cannot give only the packaged copy a
@@ -38,10 +48,13 @@ version="$(bash "$HERE/version.sh")"
 [ -n "$version" ] || { echo "c-sdk: packaging/version.sh printed no version" >&2; exit 1; }
 
 case "$profile" in
-  dev | test) profile_dir=debug ;;
-  bench) profile_dir=release ;;
-  *) profile_dir="$profile" ;;
+  dev | test) profile_dir=debug vendored_default=0 ;;
+  bench) profile_dir=release vendored_default=1 ;;
+  *) profile_dir="$profile" vendored_default=1 ;;
 esac
+vendored="${SDK_VENDORED_OPENSSL:-$vendored_default}"
+features=()
+[ "$vendored" = 1 ] && features=(--features vendored-openssl)
 libdir="$target_dir/$profile_dir"
 
 major="${version%%.*}"
@@ -64,8 +77,8 @@ native_static_libs() {
 }
 
 if [ "${SDK_NO_BUILD:-0}" != 1 ]; then
-  echo "--- c-sdk: cargo build -p riverlet-c --profile $profile"
-  (cd "$ROOT" && cargo build -p riverlet-c --lib --profile "$profile")
+  echo "--- c-sdk: cargo build -p riverlet-c --profile $profile ${features[*]}"
+  (cd "$ROOT" && cargo build -p riverlet-c --lib --profile "$profile" "${features[@]}")
 fi
 for f in libriverlet.a libriverlet.so; do
   [ -f "$libdir/$f" ] || { echo "c-sdk: missing $libdir/$f (cargo build -p riverlet-c --profile $profile)" >&2; exit 1; }
@@ -73,11 +86,15 @@ done
 
 private_libs="$(native_static_libs)"
 [ -n "$private_libs" ] || { echo "c-sdk: rustc printed no native-static-libs" >&2; exit 1; }
-# The system's OpenSSL, when the archive calls it: the paimon crate (Paimon lake reads) brings
-# reqwest 0.12 with its default native-tls, which links libssl/libcrypto instead of building
-# them in. Found from the archive's undefined symbols, so the list follows the build.
-# (grep without -q reads all of nm's output: with pipefail, -q's early exit fails the pipe.)
-if nm "$libdir/libriverlet.a" 2>/dev/null | grep ' U SSL_' >/dev/null; then
+# The system's OpenSSL, when the archive calls it without holding it (a build without
+# vendored-openssl, see the top): found from the archive's symbols, so the list follows the
+# build. A vendored build's archive defines SSL_new itself. (awk reads all of nm's output: with
+# pipefail, an early exit would fail the pipe.)
+if nm "$libdir/libriverlet.a" 2>/dev/null |
+  awk '$NF == "SSL_new" { if ($(NF-1) == "U") u = 1; else if ($(NF-1) == "T") t = 1 }
+       END { exit !(u && !t) }'; then
+  [ "$vendored" != 1 ] ||
+    { echo "c-sdk: $libdir/libriverlet.a calls the system OpenSSL, though built with vendored-openssl" >&2; exit 1; }
   private_libs="-lssl -lcrypto $private_libs"
 fi
 
@@ -120,6 +137,12 @@ if ! cmp -s "$stage/exports" "$stage/exports.sdk"; then
 fi
 dynamic="$(readelf -d "$sdk/lib/libriverlet.so.$version")"
 [[ "$dynamic" == *"Library soname: [$soname]"* ]] || { echo "c-sdk: no SONAME $soname" >&2; exit 1; }
+needed="$(printf '%s\n' "$dynamic" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+echo "--- c-sdk: libriverlet.so.$version needs: $needed"
+if [ "$vendored" = 1 ] && [[ " $needed" =~ \ lib(ssl|crypto)\. ]]; then
+  echo "c-sdk: libriverlet.so.$version needs the system OpenSSL ($needed), though built with vendored-openssl" >&2
+  exit 1
+fi
 ln -s "libriverlet.so.$version" "$sdk/lib/$soname"
 ln -s "$soname" "$sdk/lib/libriverlet.so"
 

@@ -19,12 +19,24 @@
 #   JARS_BUILD_DIR          if set, build a copy of java/ in this directory instead of java/
 #                           itself, so java/*/target is left alone (tests/dist/jars.sh uses it)
 #   JARS_MVN_ARGS           extra Maven arguments
+#   RIVERLET_VENDORED_OPENSSL  true: build with the feature `vendored-openssl` (default true for
+#                           release builds, false for dev/test: those reuse make test's
+#                           target/debug, which links the system OpenSSL)
+#
+# The native library is built with the feature `vendored-openssl` (core/Cargo.toml): paimon's
+# HTTP client links OpenSSL (native-tls), and without the feature the library needs the host's
+# libssl.so.3/libcrypto.so.3, which a JVM user installs no JAR for; OpenSSL is compiled from
+# source and linked in statically instead. The library is built by the host's toolchain, so it
+# needs a glibc at least as new as the build machine's (java/README.md). With the feature the
+# script fails if the library still names libssl or libcrypto.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 DIST_DIR="${DIST_DIR:-$ROOT/dist}"
 PROFILE="${RIVERLET_CARGO_PROFILE:-release}"
 SKIP="${RIVERLET_CARGO_SKIP:-false}"
+case $PROFILE in dev | test) vendored_default=false ;; *) vendored_default=true ;; esac
+VENDORED="${RIVERLET_VENDORED_OPENSSL:-$vendored_default}"
 VERSION="$(bash "$HERE/version.sh")"
 [ -n "$VERSION" ] || { echo "jars: packaging/version.sh printed no version" >&2; exit 1; }
 mkdir -p "$DIST_DIR"
@@ -55,12 +67,20 @@ for m in "${MODULES[@]}"; do pl="$pl${pl:+,}${m%%:*}"; done
 echo "jars: version $VERSION, cargo profile $PROFILE (skip cargo: $SKIP), building $pl in $JAVA" >&2
 # The native library goes into the JARs without its debug info, as into the C SDK and the wheel:
 # the release profile's line tables of every dependency made each JAR ~95 MB instead of ~30 MB.
+features=()
+[ "$VENDORED" = true ] && features=(--features vendored-openssl)
 if [ "$SKIP" != true ]; then
-  (cd "$ROOT" && cargo build --profile "$PROFILE" -p riverlet-jni)
+  (cd "$ROOT" && cargo build --profile "$PROFILE" -p riverlet-jni "${features[@]}")
 fi
 case $PROFILE in dev | test) cargo_dir=debug ;; *) cargo_dir=$PROFILE ;; esac
 native="${CARGO_TARGET_DIR:-$ROOT/target}/$cargo_dir/libriverlet_jni.so"
-[ -f "$native" ] || { echo "jars: no $native (cargo build --profile $PROFILE -p riverlet-jni)" >&2; exit 1; }
+[ -f "$native" ] || { echo "jars: no $native (cargo build --profile $PROFILE -p riverlet-jni ${features[*]})" >&2; exit 1; }
+needed="$(readelf -d "$native" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+echo "jars: $native needs: $needed" >&2
+if [ "$VENDORED" = true ] && [[ " $needed" =~ \ lib(ssl|crypto)\. ]]; then
+  echo "jars: $native needs the system OpenSSL ($needed), though built with vendored-openssl" >&2
+  exit 1
+fi
 STAGE="$(mktemp -d "${TMPDIR:-/tmp}/riverlet-jars-native.XXXXXX")"
 trap 'rm -rf "$STAGE"' EXIT
 strip --strip-debug -o "$STAGE/libriverlet_jni.so" "$native"

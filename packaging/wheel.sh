@@ -19,6 +19,11 @@
 # own target directory, $WHEEL_TARGET_DIR (default target/wheel), and target/debug, which
 # `make test` reuses, is left alone.
 # WHEEL_PROFILE: the cargo profile (default release; tests/dist/wheel.sh uses dev).
+# The extension is built with the feature `vendored-openssl` (core/Cargo.toml): paimon's HTTP
+# client links OpenSSL (native-tls), and the system's is libssl.so.3, which needs glibc >= 2.34
+# and so cannot go into a manylinux2014 wheel; OpenSSL compiled by zig for glibc 2.17 and linked
+# in statically can. target/wheel is this script's alone, so the feature costs the test build
+# nothing. The script fails if the wheel still carries or needs a libssl or libcrypto.
 # WHEEL_SDIST=0: the wheel only; WHEEL_SDIST_ONLY=1: the sdist only.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -67,7 +72,7 @@ build_wheel() {
   t0=$SECONDS
   CARGO_TARGET_DIR="$TARGET_DIR" maturin build -m "$ROOT/python/Cargo.toml" \
     --profile "$PROFILE" --zig --compatibility manylinux2014 --target x86_64-unknown-linux-gnu \
-    --strip --out "$OUT/wheel"
+    --features vendored-openssl --strip --out "$OUT/wheel"
   echo "wheel: built in $((SECONDS - t0)) s"
 
   wheels=("$OUT"/wheel/*.whl)
@@ -102,6 +107,30 @@ build_wheel() {
   [[ "$glibc_minor" =~ ^[0-9]+$ ]] && [ "$glibc_minor" -le 17 ] ||
     fail "auditwheel: $name is $tag, not manylinux2014 (manylinux_2_17) compatible"
   echo "wheel: auditwheel: $tag (manylinux2014 compatible), $(du -h "$whl" | cut -f1)"
+  # OpenSSL is linked in (vendored-openssl): neither a copied-in library (riverlet.libs/) nor a
+  # NEEDED entry of the extension may name libssl or libcrypto.
+  # (python3 is the venv's: pyelftools comes with auditwheel.)
+  openssl="$(python3 - "$whl" <<'PY'
+import io, re, sys, zipfile
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+ssl = re.compile(r"lib(ssl|crypto)\b")
+found = []
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for name in z.namelist():
+        if ssl.search(name.rsplit("/", 1)[-1]):
+            found.append(f"{name} is in the wheel")
+        data = z.read(name)
+        if not data.startswith(b"\x7fELF"):
+            continue
+        for section in ELFFile(io.BytesIO(data)).iter_sections():
+            if isinstance(section, DynamicSection):
+                found += [f"{name} needs {t.needed}" for t in section.iter_tags("DT_NEEDED")
+                          if ssl.search(t.needed)]
+print("; ".join(found))
+PY
+)"
+  [ -z "$openssl" ] || fail "wheel $name links a system OpenSSL, not the vendored one: $openssl"
 
   cp "$whl" "$DIST_DIR/"
   echo "wheel: $DIST_DIR/$name"
