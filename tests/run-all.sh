@@ -114,6 +114,21 @@ if [ -x "$LAKE_VENV/bin/python" ]; then
   export RIVERLET_LAKE_PYTHON="$LAKE_VENV/bin/python"
 fi
 
+# pypaimon, Apache Paimon's Python reader (pins pyarrow<20, pandas<3: a venv of its own), the
+# second independent reader of the Paimon tables of server/tests/lake_paimon.rs; without it
+# that check reports itself skipped.
+PAIMON_VENV=$ROOT/.venv-paimon
+setup_paimon_venv() {
+  if [ ! -x "$PAIMON_VENV/bin/python" ]; then
+    python3 -m venv "$PAIMON_VENV" || return 1
+  fi
+  "$PAIMON_VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements-paimon.txt
+}
+run_suite "paimon venv (pypaimon reader of the lake tests)" setup_paimon_venv
+if [ -x "$PAIMON_VENV/bin/python" ]; then
+  export RIVERLET_PAIMON_PYTHON="$PAIMON_VENV/bin/python"
+fi
+
 # Apache Iceberg's REST catalog test server (tests/iceberg-rest/start.sh, jars from Maven): the
 # REST catalog of core/tests/lake_reads.rs trades_lake_through_an_iceberg_rest_catalog, which
 # reports itself skipped without it. Stopped when this script exits.

@@ -4,9 +4,11 @@
 //! columns, primary and partition keys, `bucket`, `bucket-key`, `changelog-producer`), their
 //! rows per bucket and partition, the primary-key tables' merged state, what GetLakeSnapshot
 //! answers, and all of it across a restart. The
-//! tables are read back with the paimon crate and, when RIVERLET_PAIMON_JAVA_CP holds the
-//! classpath of tests/paimon-java (tests/paimon-java/run.sh sets it), with Apache Paimon's own
-//! Java library, which also checks each row's bucket against Paimon's bucket function.
+//! tables are read back with the paimon crate and with Apache Paimon's own readers, which also
+//! check each row's bucket against Paimon's bucket function: its Java library when
+//! RIVERLET_PAIMON_JAVA_CP holds the classpath of tests/paimon-java (tests/paimon-java/run.sh
+//! sets it), and pypaimon (PyPI) when RIVERLET_PAIMON_PYTHON names a Python that has it
+//! (tests/paimon-python, .venv-paimon from tests/run-all.sh).
 //! Expected values come from the rows the test writes.
 
 mod common;
@@ -182,7 +184,7 @@ struct LakeTable {
 }
 
 /// One row of a Paimon read: the bucket of its split, its partition (values joined by `$`),
-/// the bucket Paimon's bucket function gives it (the Java reader only) and its values as text
+/// the bucket Paimon's bucket function gives it (Paimon's own readers only) and its values as text
 /// (None: null), in the table's column order.
 #[derive(Debug, Clone)]
 struct LakeRow {
@@ -293,26 +295,58 @@ async fn read_with_crate(warehouse: &Path, name: &str) -> LakeTable {
     out
 }
 
-/// The tables read by Apache Paimon's Java library (tests/paimon-java/PaimonLakeProbe.java),
-/// or None when RIVERLET_PAIMON_JAVA_CP is not set.
-fn read_with_java(warehouse: &Path, names: &[&str]) -> Option<BTreeMap<String, LakeTable>> {
-    let Some(cp) = std::env::var_os("RIVERLET_PAIMON_JAVA_CP") else {
-        eprintln!("SKIPPED Paimon Java check: RIVERLET_PAIMON_JAVA_CP is not set");
-        return None;
-    };
-    let probe =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/paimon-java/PaimonLakeProbe.java");
-    let out = std::process::Command::new("java")
-        .arg("-cp")
-        .arg(cp)
-        .arg(probe)
-        .arg(warehouse)
-        .args(names.iter().map(|n| format!("{DB}.{n}")))
-        .output()
-        .unwrap();
+/// The tables as Apache Paimon's own readers read them, each as (reader, tables): its Java
+/// library (tests/paimon-java/PaimonLakeProbe.java) when RIVERLET_PAIMON_JAVA_CP holds its
+/// classpath, and pypaimon, its Python reader from PyPI (tests/paimon-python/probe.py), when
+/// RIVERLET_PAIMON_PYTHON names a Python that has it. A reader not configured reports itself
+/// skipped; both probes print the same JSON, so both meet the same expected rows.
+fn read_with_paimon(warehouse: &Path, names: &[&str]) -> Vec<(&'static str, Tables)> {
+    let mut readers = Vec::new();
+    let tables: Vec<String> = names.iter().map(|n| format!("{DB}.{n}")).collect();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match std::env::var_os("RIVERLET_PAIMON_JAVA_CP") {
+        Some(cp) => {
+            let mut java = std::process::Command::new("java");
+            java.arg("-cp")
+                .arg(cp)
+                .arg(here.join("../tests/paimon-java/PaimonLakeProbe.java"))
+                .arg(warehouse)
+                .args(&tables);
+            readers.push(("Apache Paimon (Java)", run_probe("Paimon Java probe", java)));
+        }
+        None => eprintln!("SKIPPED Paimon Java check: RIVERLET_PAIMON_JAVA_CP is not set"),
+    }
+    match std::env::var_os("RIVERLET_PAIMON_PYTHON") {
+        Some(python) => {
+            let mut py = std::process::Command::new(python);
+            py.arg(here.join("../tests/paimon-python/probe.py"))
+                .arg(warehouse)
+                .args(&tables);
+            let mut tables = run_probe("pypaimon probe", py);
+            // pypaimon shows a type as the schema file spells it, and the paimon crate (0.4.0)
+            // that writes the file spells BYTES out as VARBINARY(2147483647) where Paimon's Java
+            // (Fluss's writer) writes BYTES: same type, other text (see read_with_crate)
+            for t in tables.values_mut() {
+                for (_, ty) in &mut t.fields {
+                    *ty = ty.replace("VARBINARY(2147483647)", "BYTES");
+                }
+            }
+            readers.push(("pypaimon", tables));
+        }
+        None => eprintln!("SKIPPED pypaimon check: RIVERLET_PAIMON_PYTHON is not set"),
+    }
+    readers
+}
+
+type Tables = BTreeMap<String, LakeTable>;
+
+/// Runs a probe and parses its lines: one JSON object per table (see PaimonLakeProbe.java);
+/// lines that are not JSON are the library's logging.
+fn run_probe(label: &str, mut probe: std::process::Command) -> Tables {
+    let out = probe.output().unwrap();
     assert!(
         out.status.success(),
-        "Paimon Java probe: {}",
+        "{label}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut tables = BTreeMap::new();
@@ -385,7 +419,7 @@ fn read_with_java(warehouse: &Path, names: &[&str]) -> Option<BTreeMap<String, L
             .trim_start_matches(&format!("{DB}."));
         tables.insert(name.to_string(), t);
     }
-    Some(tables)
+    tables
 }
 
 /// The lake snapshot GetLakeSnapshot answers: (snapshot id, (partition name or "", bucket) ->
@@ -486,7 +520,9 @@ fn check_tables(
     written_events: &[Event],
     written_clicks: &[i32],
     users: &BTreeMap<i32, (String, i64)>,
-    java: bool,
+    // the reader gives each row the bucket Paimon's bucket function computes (Paimon's own
+    // readers: Java's FixedBucketRowKeyExtractor, pypaimon's port of it)
+    bucket_function: bool,
 ) {
     eprintln!("checking the tables as {label} reads them");
     // events: a partitioned log table with a bucket key
@@ -540,7 +576,7 @@ fn check_tables(
     want.sort();
     assert_eq!(got, want, "{label}: events");
     assert_log_layout(t, &end_offsets(conn, "events", &DAYS), true);
-    if java {
+    if bucket_function {
         assert!(t.rows.iter().all(|r| r.paimon_bucket.is_some()));
     }
 
@@ -776,17 +812,17 @@ fn log_and_primary_key_tables_are_tiered_in_flusss_paimon_layout() {
     );
     check_snapshots(&tables, &conn);
 
-    if let Some(java) = read_with_java(&warehouse, &["events", "clicks", "users"]) {
+    for (reader, tables) in read_with_paimon(&warehouse, &["events", "clicks", "users"]) {
         check_tables(
-            "Apache Paimon (Java)",
-            &java,
+            reader,
+            &tables,
             &conn,
             &written_events,
             &written_clicks,
             &users,
             true,
         );
-        check_snapshots(&java, &conn);
+        check_snapshots(&tables, &conn);
     }
     conn.close().unwrap();
     server.shutdown().unwrap();
@@ -1001,8 +1037,8 @@ fn every_scalar_fluss_type_lands_as_fluss_maps_it() {
         "the paimon crate",
         rt.block_on(read_with_crate(&warehouse, "typed")),
     )];
-    if let Some(mut java) = read_with_java(&warehouse, &["typed"]) {
-        readers.push(("Apache Paimon (Java)", java.remove("typed").unwrap()));
+    for (reader, mut tables) in read_with_paimon(&warehouse, &["typed"]) {
+        readers.push((reader, tables.remove("typed").unwrap()));
     }
     for (reader, lake) in readers {
         let want_types: Vec<(String, String)> = cols
@@ -1112,8 +1148,8 @@ fn a_partitioned_primary_key_table_keeps_its_partitions_and_latest_state() {
         "the paimon crate",
         rt.block_on(read_with_crate(&warehouse, "stock")),
     )];
-    if let Some(mut java) = read_with_java(&warehouse, &["stock"]) {
-        readers.push(("Apache Paimon (Java)", java.remove("stock").unwrap()));
+    for (reader, mut tables) in read_with_paimon(&warehouse, &["stock"]) {
+        readers.push((reader, tables.remove("stock").unwrap()));
     }
     let (snapshot_id, offsets) = lake_snapshot(&conn, "stock");
     assert_eq!(offsets, end_offsets(&conn, "stock", &DAYS));
@@ -1457,8 +1493,8 @@ fn a_column_added_between_tiering_rounds_reaches_the_paimon_tables() {
         &visits,
         &scores,
     );
-    if let Some(java) = read_with_java(&warehouse, &["visits", "scores"]) {
-        check_evolved("Apache Paimon (Java)", &java, &conn, &visits, &scores);
+    for (reader, tables) in read_with_paimon(&warehouse, &["visits", "scores"]) {
+        check_evolved(reader, &tables, &conn, &visits, &scores);
     }
     conn.close().unwrap();
     server.shutdown().unwrap();
