@@ -190,7 +190,9 @@ run_suite "c-api SDK tarball (pkg-config + CMake against the unpacked SDK)" bash
 run_suite "python package (pytest + examples + stubtest)" bash python/run-tests.sh
 # The package as a wheel (built like the suite above, so nothing recompiles), installed into a
 # fresh venv with no cargo or rustc on PATH: the README's quickstart, pandas/polars/DuckDB.
-# (`make dist`'s manylinux2014 zig build is `WHEEL_ZIG=1 bash tests/dist/wheel.sh`: ~15 min cold.)
+# (`make dist`'s manylinux2014 zig build is `WHEEL_ZIG=1 bash tests/dist/wheel.sh`: ~15 min cold
+# before vendored-openssl; with OpenSSL compiled by zig too it took 79 min on 2 heavily loaded
+# cores on 2026-12-06, not measured on a quiet machine.)
 run_suite "python wheel in a fresh venv without Rust (README quickstart, pandas/polars/DuckDB)" \
   bash tests/dist/wheel.sh
 # Flight SQL (sql/: `riverlet flight`) with real clients from PyPI, pyarrow.flight and the ADBC
