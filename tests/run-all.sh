@@ -85,17 +85,18 @@ setup_interop_venv() {
   "$PY" -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt
 }
 
-setup_moto_venv() {
-  if [ ! -x "$MOTO_VENV/bin/python" ]; then
-    python3 -m venv "$MOTO_VENV" || return 1
+# A tool's own virtualenv $1 (made if missing) with the pinned requirements file $2 installed.
+setup_venv() {
+  if [ ! -x "$1/bin/python" ]; then
+    python3 -m venv "$1" || return 1
   fi
-  "$MOTO_VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements-moto.txt
+  "$1/bin/python" -m pip install -q --disable-pip-version-check -r "$2"
 }
 
 # moto's S3 server for the tiered-storage tests on S3 (core/tests/tiered_log.rs); without it
 # those tests report themselves skipped.
 MOTO_VENV=$ROOT/.venv-moto
-run_suite "moto venv (S3 endpoint of the tiering tests)" setup_moto_venv
+run_suite "moto venv (S3 endpoint of the tiering tests)" setup_venv "$MOTO_VENV" tests/requirements-moto.txt
 if [ -x "$MOTO_VENV/bin/moto_server" ]; then
   export RIVERLET_MOTO_SERVER="$MOTO_VENV/bin/moto_server"
 fi
@@ -103,13 +104,8 @@ fi
 # pyiceberg, the independent reader of the Iceberg tables the embedded server tiers lake-enabled
 # tables to (server/tests/lake_tables.rs); without it that check reports itself skipped.
 LAKE_VENV=$ROOT/.venv-lake
-setup_lake_venv() {
-  if [ ! -x "$LAKE_VENV/bin/python" ]; then
-    python3 -m venv "$LAKE_VENV" || return 1
-  fi
-  "$LAKE_VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements-lake.txt
-}
-run_suite "lake venv (pyiceberg reader of the lake tests)" setup_lake_venv
+run_suite "lake venv (pyiceberg reader of the lake tests)" setup_venv "$LAKE_VENV" \
+  tests/requirements-lake.txt
 if [ -x "$LAKE_VENV/bin/python" ]; then
   export RIVERLET_LAKE_PYTHON="$LAKE_VENV/bin/python"
 fi
@@ -118,13 +114,8 @@ fi
 # second independent reader of the Paimon tables of server/tests/lake_paimon.rs; without it
 # that check reports itself skipped.
 PAIMON_VENV=$ROOT/.venv-paimon
-setup_paimon_venv() {
-  if [ ! -x "$PAIMON_VENV/bin/python" ]; then
-    python3 -m venv "$PAIMON_VENV" || return 1
-  fi
-  "$PAIMON_VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements-paimon.txt
-}
-run_suite "paimon venv (pypaimon reader of the lake tests)" setup_paimon_venv
+run_suite "paimon venv (pypaimon reader of the lake tests)" setup_venv "$PAIMON_VENV" \
+  tests/requirements-paimon.txt
 if [ -x "$PAIMON_VENV/bin/python" ]; then
   export RIVERLET_PAIMON_PYTHON="$PAIMON_VENV/bin/python"
 fi
