@@ -20,7 +20,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan};
 use futures::{StreamExt, TryStreamExt};
-use riverlet::client::{Table, TableView};
+use riverlet::client::Table;
 use riverlet::scan::{Expr as CoreExpr, ReadRequest, TimePoint};
 
 use crate::{bridge, core_err, filter};
@@ -98,9 +98,9 @@ impl FlussTable {
     }
 
     /// Whether a read is split by bucket: the table itself is; a lake view (`t$lake`,
-    /// `t$lake$snapshots`) is read whole, as the core takes no bucket selection for it.
+    /// `t$lake$snapshots`) is read whole (core's [`riverlet::client::TableView::reads_by_bucket`]).
     fn per_bucket(&self) -> bool {
-        self.table.view == TableView::Table
+        self.table.view.reads_by_bucket()
     }
 
     /// The number of DataFusion partitions of a read: one per bucket of every partition (one

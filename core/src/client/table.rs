@@ -25,6 +25,13 @@ pub enum TableView {
 }
 
 impl TableView {
+    /// Whether a read of this view can be split by bucket (a bucket or partition selection
+    /// per reader, as engines split reads): the table's can; a lake view is read whole, its
+    /// rows being the lake's (a lake view's read refuses a selection).
+    pub fn reads_by_bucket(self) -> bool {
+        self == TableView::Table
+    }
+
     /// The table a path names and the view of it, by [`split_table_name`]: `db.t$lake` is
     /// (`db.t`, `Lake`). Any other name (a plain one, a `$changelog` one, which the core reads
     /// as a form of read and does not open, or one that is only a suffix) is the table itself.
