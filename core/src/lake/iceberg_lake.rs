@@ -305,13 +305,13 @@ fn partition_predicate(
     }
     let mut any = Predicate::AlwaysFalse;
     for name in names {
-        let values: Vec<&str> = name.split('$').collect();
-        if values.len() != keys.len() {
-            // not a name of this table's partitions: it matches no row
+        // not a name of this table's partitions: it matches no row
+        let Ok(spec) = crate::metadata::PartitionSpec::from_partition_name(keys, name) else {
             continue;
-        }
+        };
         let mut all = Predicate::AlwaysTrue;
-        for (k, v) in keys.iter().zip(values) {
+        for k in keys {
+            let v = spec.get(k).unwrap_or_default();
             all = all.and(Reference::new(k.clone()).equal_to(Datum::string(v)));
         }
         any = any.or(all);

@@ -222,7 +222,7 @@ pub(crate) fn partition_names(batch: &RecordBatch, keys: &[String]) -> Result<Ve
                 .iter()
                 .map(|a| (!a.is_null(row)).then(|| a.value(row)))
                 .collect();
-            parts.map(|v| v.join("$"))
+            parts.map(|v| v.join(crate::metadata::table::PARTITION_NAME_SEPARATOR))
         })
         .collect())
 }
