@@ -38,6 +38,9 @@ SELECTIONS = [
     ["-p", "riverlet", "--tests"],
     ["-p", "riverlet-sql"],
 ]
+# The selections that build the server without its lake feature (the benchmarks' release
+# server): their workspace members differ from the workspace build's by design.
+OWN_MEMBER_FEATURES = [["-p", "riverlet-server"]]
 
 
 def unit_graph(args: list[str]) -> dict:
@@ -84,6 +87,34 @@ def features(graph: dict) -> dict[tuple[str, str], set[tuple[str, ...]]]:
         if i in host:
             out[(pkg, "host")].add(f)
     return out
+
+
+def member_features(graph: dict) -> dict[str, set[tuple[str, ...]]]:
+    """Workspace package@version -> the feature sets of its library units."""
+    out: dict[str, set[tuple[str, ...]]] = collections.defaultdict(set)
+    for u in graph["units"]:
+        if u["pkg_id"].startswith("registry+") or u["mode"] != "build":
+            continue
+        if not {"lib", "rlib"} & set(u["target"]["kind"]):
+            continue
+        out[u["pkg_id"].rsplit("#", 1)[-1]].add(tuple(sorted(u["features"])))
+    return out
+
+
+def member_mismatches() -> list[str]:
+    """The workspace members a single-package build compiles with other features than the
+    workspace build: hack/ cannot pin those (they are not registry packages), and each one
+    makes that build compile the member and everything above it a second time."""
+    ws = member_features(unit_graph(WORKSPACE))
+    found = []
+    for sel in SELECTIONS:
+        if sel in OWN_MEMBER_FEATURES:
+            continue
+        for pkg, sets in member_features(unit_graph(sel)).items():
+            for f in sorted(sets - ws.get(pkg, set())):
+                found.append(f"`cargo build {' '.join(sel)}` builds {pkg} with features {list(f)}, "
+                             f"the workspace build with {sorted(map(list, ws.get(pkg, set())))}")
+    return found
 
 
 def differences() -> dict[tuple[str, str], set[tuple[str, ...]]]:
@@ -147,6 +178,10 @@ def generate() -> None:
 
 
 def main() -> None:
+    mismatches = member_mismatches()
+    if mismatches:
+        sys.exit("hack/generate.py: workspace members differ between builds (make the "
+                 "dependency declarations ask for the same features):\n  " + "\n  ".join(mismatches))
     if "--check" in sys.argv[1:]:
         before = MANIFEST.read_text()
         lock = (ROOT / "Cargo.lock").read_text()

@@ -23,12 +23,12 @@ rocksdb_env
 . "$ROOT/tests/java-probe.sh"
 
 say "cargo test -p riverlet-server --features kv-snapshot (ROCKSDB_LIB_DIR=$ROCKSDB_LIB_DIR)"
-cargo test -q -p riverlet-server --features kv-snapshot --manifest-path "$ROOT/Cargo.toml" \
+cargo test -q -p riverlet-server --features kv-snapshot,lake --manifest-path "$ROOT/Cargo.toml" \
   --test kv_snapshots_rocksdb
-cargo test -q -p riverlet-server --features kv-snapshot --manifest-path "$ROOT/Cargo.toml" \
+cargo test -q -p riverlet-server --features kv-snapshot,lake --manifest-path "$ROOT/Cargo.toml" \
   --lib -- kv_snapshots config_dynamic
 
-cargo build -q -p riverlet-server --features kv-snapshot --manifest-path "$ROOT/Cargo.toml" \
+cargo build -q -p riverlet-server --features kv-snapshot,lake --manifest-path "$ROOT/Cargo.toml" \
   --bin riverlet-server
 probe_init kv-snapshot-java
 serve_with "${CARGO_TARGET_DIR:-$ROOT/target}/debug/riverlet-server" --set kv.snapshot.interval=200ms
