@@ -88,6 +88,18 @@ def vm_hwm_kib(pid: int) -> int | None:
     return None
 
 
+def cpu_seconds(pids) -> float:
+    """User + system CPU seconds the processes `pids` used so far (all their threads)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 class RiverletServer:
     def __init__(self, data_dir: Path):
         self.port = free_port()
@@ -103,6 +115,9 @@ class RiverletServer:
 
     def rss(self) -> dict:
         return {"riverlet-server": vm_hwm_kib(self.proc.pid)}
+
+    def server_pids(self) -> list[int]:
+        return [self.proc.pid]
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -132,6 +147,10 @@ class FlussCluster:
 
     def rss(self) -> dict:
         return {f"fluss {role}": vm_hwm_kib(pid) for role, pid in self.pids.items()}
+
+    def server_pids(self) -> list[int]:
+        """The JVMs a produce or fetch can make work: coordinator and tablet server."""
+        return [self.pids["coordinator"], self.pids["tablet-0"]]
 
     def stop(self) -> None:
         subprocess.run(["bash", str(CLUSTER / "stop.sh"), "--clean", str(self.workdir)],
@@ -186,10 +205,14 @@ def main() -> None:
                 base = {"bootstrap": s.bootstrap, "buckets": args.buckets, "data": str(data_file),
                         "contender": "riverlet"}
                 table = f"vs.t_{run}"
+                c0 = cpu_seconds(s.server_pids())
                 w = bench.run_worker(dict(base, op="append", table=table, rows=args.rows,
                                           keep=True), args.worker_timeout)
+                c1 = cpu_seconds(s.server_pids())
+                w["server_cpu_s"] = c1 - c0
                 produce[name].append(w)
                 f = bench.run_worker(dict(base, op="scan", table=table), args.worker_timeout)
+                f["server_cpu_s"] = cpu_seconds(s.server_pids()) - c1
                 if f["rows"] != args.rows:
                     res.setdefault("warnings", []).append(
                         f"{name} run {run}: read {f['rows']:,} rows, wrote {args.rows:,}")
@@ -253,6 +276,26 @@ def report(res: dict) -> tuple[str, list[str]]:
           f"{bench.fmt_rate(rate[name][0])} | {fs['median']:.2f} ({fs['min']:.2f}–{fs['max']:.2f}) | "
           f"{bench.fmt_rate(rate[name][1])} |")
     p("")
+    # The client is the same for both servers, so the wall-time ratios above are capped by the
+    # client's own work (its ZSTD on produce, its decoding on fetch); the servers' CPU is what
+    # each server itself spends on the same requests.
+    cpu = {}
+    p("| server | server CPU s per produce, median (min–max) | per fetch |")
+    p("| --- | --- | --- |")
+    for name in ("riverlet", "fluss"):
+        pc = bench.summary([r.get("server_cpu_s") for r in res["produce"][name]])
+        fc = bench.summary([r.get("server_cpu_s") for r in res["fetch"][name]])
+        cpu[name] = (pc.get("median", 0.0), fc.get("median", 0.0))
+
+        def cell(c: dict) -> str:
+            return f"{c['median']:.2f} ({c['min']:.2f}–{c['max']:.2f})" if c["n"] else "n/a"
+        p(f"| {name} | {cell(pc)} | {cell(fc)} |")
+    p("")
+    p("Server CPU: user + system seconds of the server processes during the worker run "
+      "(`/proc/PID/stat`; Riverlet: its one process; Fluss: the coordinator and tablet-server "
+      "JVMs, GC and JIT threads included), from the worker's start to its exit, table "
+      "creation included.")
+    p("")
     rss = res["rss_kib"]
     p("| process | peak RSS MiB (VmHWM over the whole run) |")
     p("| --- | --- |")
@@ -275,6 +318,10 @@ def report(res: dict) -> tuple[str, list[str]]:
     riv_rss = rss["riverlet"]["riverlet-server"] or 0
     ratios.append(f"produce riverlet-server / Fluss: {rate['riverlet'][0] / rate['fluss'][0]:.2f}x")
     ratios.append(f"fetch riverlet-server / Fluss: {rate['riverlet'][1] / rate['fluss'][1]:.2f}x")
+    if cpu["riverlet"][0] > 0 and cpu["riverlet"][1] > 0:
+        ratios.append(f"server CPU per produce Fluss / riverlet-server: "
+                      f"{cpu['fluss'][0] / cpu['riverlet'][0]:.1f}x; per fetch: "
+                      f"{cpu['fluss'][1] / cpu['riverlet'][1]:.1f}x")
     if fluss_total:
         ratios.append(f"peak RSS riverlet-server / Fluss (all JVMs): {riv_rss / fluss_total:.3f}x "
                       f"({riv_rss / 1024:.0f} vs {fluss_total / 1024:.0f} MiB); vs the tablet "

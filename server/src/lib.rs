@@ -30,6 +30,7 @@ pub mod log;
 pub mod merge;
 pub mod metrics_http;
 pub mod net;
+pub mod response;
 pub mod service;
 pub mod tablets;
 pub mod validate;

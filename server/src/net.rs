@@ -33,6 +33,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::authz::Session;
+use crate::response::{self, Encoded, FramePieces};
 use crate::service::{code_of, Server};
 use riverlet::acl::Principal;
 
@@ -117,13 +118,21 @@ where
     let (mut rd, mut wr) = tokio::io::split(stream);
     let in_flight = server.config.max_in_flight_per_connection.max(1);
     // One slot per in-flight request plus a few frames the reader answers itself.
-    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(in_flight + 4);
+    let (tx, mut rx) = mpsc::channel::<FramePieces>(in_flight + 4);
     let slots = Arc::new(Semaphore::new(in_flight));
     let writer = tokio::spawn(async move {
         let sent = metrics::counter!(riverlet::metrics::SERVER_BYTES_SENT);
-        while let Some(frame) = rx.recv().await {
-            sent.increment(frame.len() as u64);
-            if wr.write_all(&frame).await.is_err() {
+        while let Some(mut frames) = rx.recv().await {
+            // Frames already queued go out in the same vectored write (pipelined small answers:
+            // one system call instead of one each).
+            while frames.len() < response::MAX_SLICES_PER_WRITE {
+                match rx.try_recv() {
+                    Ok(more) => frames.extend(more),
+                    Err(_) => break,
+                }
+            }
+            sent.increment(frames.iter().map(|p| p.len() as u64).sum::<u64>());
+            if response::write_pieces(&mut wr, frames).await.is_err() {
                 break;
             }
         }
@@ -171,10 +180,10 @@ where
             Err(e) => {
                 if e.kind() == riverlet::ErrorKind::Corrupt {
                     let _ = tx
-                        .send(frame::encode_server_failure(
+                        .send(one_piece(frame::encode_server_failure(
                             error_codes::CORRUPT_MESSAGE,
                             e.message(),
-                        ))
+                        )))
                         .await;
                 }
                 break Err(e);
@@ -184,10 +193,10 @@ where
             Ok((h, b)) => (h, frame.slice_ref(b)),
             Err(e) => {
                 let _ = tx
-                    .send(frame::encode_server_failure(
+                    .send(one_piece(frame::encode_server_failure(
                         error_codes::CORRUPT_MESSAGE,
                         e.message(),
-                    ))
+                    )))
                     .await;
                 break Err(e);
             }
@@ -200,19 +209,19 @@ where
         if key == ApiKey::Authenticate {
             let resp = authenticate(&server, &body, &authenticated, &mut session);
             let out = match resp {
-                Ok(b) => success_or_error_frame(request_id, &b),
-                Err((code, msg)) => frame::encode_error_response(request_id, code, &msg),
+                Ok(b) => response::success_frame(request_id, Encoded::from(b)),
+                Err((code, msg)) => one_piece(frame::encode_error_response(request_id, code, &msg)),
             };
             let _ = tx.send(out).await;
             continue;
         }
         if !authenticated.load(Ordering::Acquire) && key != ApiKey::ApiVersions {
-            let out = frame::encode_error_response(
+            let out = one_piece(frame::encode_error_response(
                 request_id,
                 error_codes::AUTHENTICATE_EXCEPTION,
                 "The connection has not completed authentication yet. This may be caused by a \
                  missing or incorrect configuration of 'client.security.protocol' on the client side.",
-            );
+            ));
             let _ = tx.send(out).await;
             continue;
         }
@@ -260,7 +269,7 @@ struct Job {
 
 impl Job {
     /// Serves the request and returns the response frame.
-    async fn serve(self, server: &Arc<Server>) -> Vec<u8> {
+    async fn serve(self, server: &Arc<Server>) -> FramePieces {
         use riverlet::metrics as m;
         let id = self.request_id;
         let api = self.key.name();
@@ -271,13 +280,13 @@ impl Job {
             .handle_as(&self.session, self.key, self.api_version, self.body)
             .await
         {
-            Ok(b) => success_or_error_frame(id, &b),
+            Ok(b) => response::success_frame(id, b),
             Err(e) => {
                 let code = code_of(&e);
                 let name = riverlet::error::codes::name_of(code);
                 metrics::counter!(m::SERVER_REQUEST_ERRORS, "api" => api, "code" => name)
                     .increment(1);
-                frame::encode_error_response(id, code, e.message())
+                one_piece(frame::encode_error_response(id, code, e.message()))
             }
         };
         metrics::counter!(m::SERVER_REQUESTS, "api" => api).increment(1);
@@ -341,9 +350,7 @@ fn authenticate(
     }
 }
 
-/// The success frame of a response body, or an error frame naming the problem when the body
-/// cannot be framed (over 2 GiB).
-fn success_or_error_frame(request_id: i32, body: &[u8]) -> Vec<u8> {
-    frame::encode_success_response(request_id, body)
-        .unwrap_or_else(|e| frame::encode_error_response(request_id, code_of(&e), e.message()))
+/// A frame built in one buffer (error frames, which are small), as frame pieces.
+fn one_piece(frame: Vec<u8>) -> FramePieces {
+    vec![Bytes::from(frame)]
 }

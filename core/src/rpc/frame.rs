@@ -162,11 +162,25 @@ pub fn decode_request_header(frame: &[u8]) -> Result<(RequestHeader, &[u8])> {
 /// Fails if the body is over 2 GiB.
 pub fn encode_success_response(request_id: i32, body: &[u8]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(LENGTH_FIELD_SIZE + RESPONSE_HEADER_LENGTH + body.len());
-    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body.len())?);
-    out.put_u8(ResponseType::Success as u8);
-    out.put_i32(request_id);
+    out.put_slice(&success_response_head(request_id, body.len())?);
     out.put_slice(body);
     Ok(out)
+}
+
+/// The bytes a SUCCESS response frame starts with (length field, response type, request id),
+/// for a body of `body_len` bytes sent after them in pieces of the sender's choosing.
+///
+/// Fails if the body is over 2 GiB.
+pub fn success_response_head(
+    request_id: i32,
+    body_len: usize,
+) -> Result<[u8; LENGTH_FIELD_SIZE + RESPONSE_HEADER_LENGTH]> {
+    let mut head = [0u8; LENGTH_FIELD_SIZE + RESPONSE_HEADER_LENGTH];
+    let mut out = &mut head[..];
+    out.put_i32(frame_length(RESPONSE_HEADER_LENGTH, body_len)?);
+    out.put_u8(ResponseType::Success as u8);
+    out.put_i32(request_id);
+    Ok(head)
 }
 
 /// A whole SUCCESS response frame encoding `message` straight into the output buffer.

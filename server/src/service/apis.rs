@@ -15,6 +15,7 @@ use riverlet::{Error, Result};
 use super::guard::Rule;
 use super::{fluss, Server};
 use crate::authz::Session;
+use crate::response::Encoded;
 use riverlet::acl::OperationType::{Alter, Create, Describe, Drop, Read, Write};
 
 /// Expands the table of served APIs into [`SERVED_APIS`], the Fluss 0.9 limits,
@@ -47,7 +48,7 @@ macro_rules! served_apis {
                 session: &Session,
                 key: ApiKey,
                 body: Bytes,
-            ) -> Result<Vec<u8>> {
+            ) -> Result<Encoded> {
                 match key {
                     $(ApiKey::$key => served_apis!(@call self, session, key, body, $rule, $how $(($req, $f))?),)*
                     other => Err(unsupported(other)),
@@ -65,10 +66,10 @@ macro_rules! served_apis {
         })
         .await
         .map_err(|e| Error::internal(format!("handler task failed: {e}")))??;
-        Ok(resp.encode_to_vec())
+        Ok(Encoded::of(&resp))
     }};
     (@call $s:ident, $sess:ident, $key:ident, $body:ident, $rule:expr, appending($req:ty, $f:ident)) => {{
-        let r: Result<Vec<u8>> = served_apis!(@call $s, $sess, $key, $body, $rule, blocking($req, $f));
+        let r: Result<Encoded> = served_apis!(@call $s, $sess, $key, $body, $rule, blocking($req, $f));
         $s.appended.notify_waiters();
         r
     }};
@@ -82,19 +83,19 @@ macro_rules! served_apis {
         })
         .await
         .map_err(|e| Error::internal(format!("handler task failed: {e}")))??;
-        Ok(resp.encode_to_vec())
+        Ok(Encoded::of(&resp))
     }};
     (@call $s:ident, $sess:ident, $key:ident, $body:ident, $rule:expr, awaited($req:ty, $f:ident)) => {{
         let req = decode::<$req>($key, $body)?;
         let (req, post) = $s.guard($sess, $rule, req)?;
         let resp = $s.$f(req).await?;
-        Ok($s.after_guard::<$req>($sess, post, resp).encode_to_vec())
+        Ok(Encoded::of(&$s.after_guard::<$req>($sess, post, resp)))
     }};
     (@call $s:ident, $sess:ident, $key:ident, $body:ident, $rule:expr, inline($req:ty, $f:ident)) => {{
         let req = decode::<$req>($key, $body)?;
         let (req, post) = $s.guard($sess, $rule, req)?;
         let resp = $s.$f(req)?;
-        Ok($s.after_guard::<$req>($sess, post, resp).encode_to_vec())
+        Ok(Encoded::of(&$s.after_guard::<$req>($sess, post, resp)))
     }};
     (@call $s:ident, $sess:ident, $key:ident, $body:ident, $rule:expr, connection) => {{
         let _ = ($sess, $rule);

@@ -204,7 +204,7 @@ impl Server {
     }
 
     /// Handles one request as the server itself (not authorized) and returns the encoded
-    /// response message.
+    /// response message in one buffer.
     pub async fn handle(
         self: &Arc<Self>,
         key: ApiKey,
@@ -213,6 +213,7 @@ impl Server {
     ) -> Result<Vec<u8>> {
         self.handle_as(&crate::authz::Session::internal(), key, version, body)
             .await
+            .map(|encoded| encoded.to_vec())
     }
 
     /// Handles one request of `session` (authorized as the served-API table says) and returns
@@ -223,7 +224,7 @@ impl Server {
         key: ApiKey,
         version: i16,
         body: Bytes,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<crate::response::Encoded> {
         let max = served_apis(self.config.fluss_0_9_apis)
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v)
