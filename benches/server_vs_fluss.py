@@ -160,7 +160,7 @@ class FlussCluster:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rows", type=int, default=2_000_000)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--buckets", type=int, default=4)
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--no-write", action="store_true")
