@@ -26,8 +26,8 @@ pub struct Encoded {
 }
 
 impl Encoded {
-    /// Encodes `message`, keeping each `Bytes` field of [`SPLICE_MIN`] bytes or more as a
-    /// piece of its own (shared with the message, not copied).
+    /// Encodes `message`, keeping each `Bytes` field of 16 KiB or more as a piece of its own
+    /// (shared with the message, not copied).
     pub fn of<M: Message>(message: &M) -> Encoded {
         let len = message.encoded_len();
         let mut out = Splicing {
