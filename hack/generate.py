@@ -12,6 +12,10 @@ build differ from the workspace build's, the workspace build's features: target-
 [build-dependencies]. Pins can turn on optional dependencies with features of their own, so it
 repeats until nothing differs. `--unit-graph` is an unstable cargo flag: this script (only) sets
 RUSTC_BOOTSTRAP=1 for those cargo calls, which compile nothing.
+
+Workspace members cannot be pinned here: when a single-package build would compile one of them
+with other features than the workspace build (so it and every crate above it twice), the script
+fails and names the build, and the dependency declarations must be made to agree.
 """
 
 from __future__ import annotations
