@@ -195,12 +195,16 @@ fn of_buckets(batch: &RecordBatch, keep: &[i32]) -> Result<RecordBatch> {
     arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
 }
 
-/// The Fluss partition name of each row of `batch` (its `keys` columns' values as text
-/// joined by `$`, as Fluss's union read matches lake partitions to its own); None for a row
-/// with a null partition value. Both formats keep the partition columns as columns of the
-/// lake table (Paimon's partition keys, Iceberg's identity partitions), so the names come
-/// from the rows.
-pub(crate) fn partition_names(batch: &RecordBatch, keys: &[String]) -> Result<Vec<Option<String>>> {
+/// The Fluss partition names of `batch`'s rows (its `keys` columns' values as text joined by
+/// `$`, as Fluss's union read matches lake partitions to its own), one per run of consecutive
+/// rows with the same values: a lake data file holds one partition, so a batch is usually one
+/// run, and a name is built per run, not per row. None for rows with a null partition value.
+/// Both formats keep the partition columns as columns of the lake table (Paimon's partition
+/// keys, Iceberg's identity partitions), so the names come from the rows.
+pub(crate) fn partition_runs(
+    batch: &RecordBatch,
+    keys: &[String],
+) -> Result<Vec<(std::ops::Range<usize>, Option<String>)>> {
     use arrow_array::Array as _;
     let mut values = Vec::with_capacity(keys.len());
     for k in keys {
@@ -216,25 +220,35 @@ pub(crate) fn partition_names(batch: &RecordBatch, keys: &[String]) -> Result<Ve
         .map(|a| a.as_any().downcast_ref::<arrow_array::StringArray>())
         .collect::<Option<_>>()
         .ok_or_else(|| lake_err("lake rows", "partition values are not strings"))?;
-    Ok((0..batch.num_rows())
-        .map(|row| {
-            let parts: Option<Vec<&str>> = strings
-                .iter()
-                .map(|a| (!a.is_null(row)).then(|| a.value(row)))
-                .collect();
-            parts.map(|v| v.join(crate::metadata::table::PARTITION_NAME_SEPARATOR))
-        })
-        .collect())
+    fn value(a: &arrow_array::StringArray, row: usize) -> Option<&str> {
+        (!a.is_null(row)).then(|| a.value(row))
+    }
+    let same = |x: usize, y: usize| strings.iter().all(|a| value(a, x) == value(a, y));
+    let name = |row: usize| {
+        let parts: Option<Vec<&str>> = strings.iter().map(|a| value(a, row)).collect();
+        parts.map(|v| v.join(crate::metadata::table::PARTITION_NAME_SEPARATOR))
+    };
+    let rows = batch.num_rows();
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for row in 1..=rows {
+        if row == rows || !same(start, row) {
+            runs.push((start..row, name(start)));
+            start = row;
+        }
+    }
+    Ok(runs)
 }
 
 /// The rows of `batch` in one of the partitions Fluss names `names` (see
-/// [`partition_names`]).
+/// [`partition_runs`]).
 fn of_partitions(batch: &RecordBatch, keys: &[String], names: &[String]) -> Result<RecordBatch> {
-    let mask: arrow_array::BooleanArray = partition_names(batch, keys)?
-        .into_iter()
-        .map(|n| Some(n.is_some_and(|n| names.contains(&n))))
-        .collect();
-    arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| lake_err("lake rows", e))
+    let mut mask = arrow_array::builder::BooleanBuilder::with_capacity(batch.num_rows());
+    for (rows, name) in partition_runs(batch, keys)? {
+        mask.append_n(rows.len(), name.is_some_and(|n| names.contains(&n)));
+    }
+    arrow_select::filter::filter_record_batch(batch, &mask.finish())
+        .map_err(|e| lake_err("lake rows", e))
 }
 
 /// The rows of the table's lake snapshot `snapshot_id` (None: the latest; a table without

@@ -665,4 +665,42 @@ mod tests {
         );
         assert!(of_partitions(&b, &["nope".into()], &names(&["x"])).is_err());
     }
+
+    /// One name per run of rows with the same partition values, in row order.
+    #[test]
+    fn partition_names_come_per_run_of_equal_values() {
+        let b = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("day", DataType::Utf8, true),
+                Field::new("region", DataType::Int32, true),
+            ])),
+            vec![
+                Arc::new(StringArray::from(vec![
+                    Some("d1"),
+                    Some("d1"),
+                    Some("d1"),
+                    None,
+                    None,
+                    Some("d1"),
+                ])),
+                Arc::new(Int32Array::from(vec![1, 1, 2, 1, 1, 1])),
+            ],
+        )
+        .unwrap();
+        let keys = ["day".to_string(), "region".to_string()];
+        let runs = super::super::partition_runs(&b, &keys).unwrap();
+        let d = |s: &str| Some(s.to_string());
+        assert_eq!(
+            runs,
+            vec![
+                (0..2, d("d1$1")),
+                (2..3, d("d1$2")),
+                (3..5, None),
+                (5..6, d("d1$1"))
+            ]
+        );
+        assert!(super::super::partition_runs(&b.slice(0, 0), &keys)
+            .unwrap()
+            .is_empty());
+    }
 }

@@ -755,17 +755,14 @@ fn by_partition(
     name: &str,
 ) -> Result<Vec<(Option<String>, RecordBatch)>> {
     let n = batch.num_rows();
+    let too_long = || Error::invalid(format!("{name}: a lake batch of {n} rows is too long"));
     let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for (row, p) in crate::lake::partition_names(batch, keys)?
-        .into_iter()
-        .enumerate()
-    {
+    for (rows, p) in crate::lake::partition_runs(batch, keys)? {
         // Fluss's partition values are never null: such a row belongs to no partition.
         if let Some(p) = p {
-            let row = u32::try_from(row).map_err(|_| {
-                Error::invalid(format!("{name}: a lake batch of {n} rows is too long"))
-            })?;
-            groups.entry(p).or_default().push(row);
+            let start = u32::try_from(rows.start).map_err(|_| too_long())?;
+            let end = u32::try_from(rows.end).map_err(|_| too_long())?;
+            groups.entry(p).or_default().extend(start..end);
         }
     }
     let mut out = Vec::with_capacity(groups.len());
