@@ -633,24 +633,27 @@ mod tests {
         assert_eq!(read(&at, None, Some(&[0])).await, rows(&[(1, "A", 0)]));
     }
 
-    #[test]
-    fn partition_rows_are_matched_by_fluss_name() {
-        let b = RecordBatch::try_new(
+    /// A batch of partition columns `day` (STRING) and `region` (INT).
+    fn day_region(days: Vec<Option<&str>>, regions: Vec<i32>) -> RecordBatch {
+        RecordBatch::try_new(
             Arc::new(Schema::new(vec![
                 Field::new("day", DataType::Utf8, true),
                 Field::new("region", DataType::Int32, true),
             ])),
             vec![
-                Arc::new(StringArray::from(vec![
-                    Some("d1"),
-                    Some("d1"),
-                    Some("d2"),
-                    None,
-                ])),
-                Arc::new(Int32Array::from(vec![Some(1), Some(2), Some(1), Some(1)])),
+                Arc::new(StringArray::from(days)),
+                Arc::new(Int32Array::from(regions)),
             ],
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn partition_rows_are_matched_by_fluss_name() {
+        let b = day_region(
+            vec![Some("d1"), Some("d1"), Some("d2"), None],
+            vec![1, 2, 1, 1],
+        );
         let keys = ["day".to_string(), "region".to_string()];
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let kept = of_partitions(&b, &keys, &names(&["d1$2"])).unwrap();
@@ -669,24 +672,8 @@ mod tests {
     /// One name per run of rows with the same partition values, in row order.
     #[test]
     fn partition_names_come_per_run_of_equal_values() {
-        let b = RecordBatch::try_new(
-            Arc::new(Schema::new(vec![
-                Field::new("day", DataType::Utf8, true),
-                Field::new("region", DataType::Int32, true),
-            ])),
-            vec![
-                Arc::new(StringArray::from(vec![
-                    Some("d1"),
-                    Some("d1"),
-                    Some("d1"),
-                    None,
-                    None,
-                    Some("d1"),
-                ])),
-                Arc::new(Int32Array::from(vec![1, 1, 2, 1, 1, 1])),
-            ],
-        )
-        .unwrap();
+        let days = vec![Some("d1"), Some("d1"), Some("d1"), None, None, Some("d1")];
+        let b = day_region(days, vec![1, 1, 2, 1, 1, 1]);
         let keys = ["day".to_string(), "region".to_string()];
         let runs = super::super::partition_runs(&b, &keys).unwrap();
         let d = |s: &str| Some(s.to_string());
