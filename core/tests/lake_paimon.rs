@@ -156,6 +156,196 @@ async fn partitioned_union_reads_on_paimon() {
     .await;
 }
 
+/// Removes the data files of Paimon table `db.table` under `warehouse` that are not in the
+/// partition directory `keep` (relative to the table, e.g. `symbol=MSFT/account_id=3`).
+fn remove_lake_data_but(
+    warehouse: &std::path::Path,
+    db: &str,
+    table: &str,
+    keep: &std::path::Path,
+) -> usize {
+    let dir = warehouse.join(format!("{db}.db")).join(table);
+    let kept = dir.join(keep);
+    let mut removed = 0;
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                if (name.starts_with("bucket-") || name.contains('=')) && !p.starts_with(&kept) {
+                    stack.push(p);
+                }
+            } else if d != dir {
+                std::fs::remove_file(&p).unwrap();
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// A read of some partitions plans only their Paimon splits: with every other partition's
+/// data files removed, the union read of a log table partitioned by a STRING and an INT key
+/// (Fluss names `MSFT$3`) and of a primary-key table partitioned the same way still returns
+/// exactly the kept partition's rows; a read of a removed partition fails, so the files
+/// removed were the lake's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paimon_reads_of_some_partitions_read_only_their_files() {
+    use riverlet::metadata::PartitionSpec;
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("paimon");
+    let Some(env) = TestEnv::embedded_paimon_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let server = env.server.as_ref().unwrap();
+    let symbols = ["AAPL", "MSFT"];
+    let accounts = 0..7;
+    let part = |s: &str, a: i32| format!("{s}${a}");
+
+    // A log table partitioned by (symbol, account_id).
+    let path = env.path("trades_by_symbol_account");
+    let d = TableDescriptor::builder(trades_schema())
+        .partitioned_by(["symbol", "account_id"])
+        .distributed_by(Some(2), Vec::<String>::new())
+        .property(LAKE_PROPS[0].0, LAKE_PROPS[0].1)
+        .property(LAKE_PROPS[1].0, LAKE_PROPS[1].1)
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &path, d).await;
+    for s in symbols {
+        for a in accounts.clone() {
+            let spec =
+                PartitionSpec::new([("symbol", s.to_string()), ("account_id", a.to_string())]);
+            conn.admin()
+                .create_partition(&path, &spec, false)
+                .await
+                .unwrap();
+        }
+    }
+    let table = conn.table(&table.info().table_path).await.unwrap();
+    let rows: Vec<Trade> = trades(0..120)
+        .into_iter()
+        .filter(|t| symbols.contains(&t.4))
+        .collect();
+    write(&table, &rows).await;
+
+    // A primary-key table partitioned by region, its key (region, k).
+    let kv_path = env.path("kv_by_region");
+    let schema = Schema::builder()
+        .column("region", DataType::string().not_null())
+        .column("k", DataType::int().not_null())
+        .column("v", DataType::string())
+        .primary_key(["region", "k"])
+        .build()
+        .unwrap();
+    let d = TableDescriptor::builder(schema)
+        .partitioned_by(["region"])
+        .distributed_by(Some(2), Vec::<String>::new())
+        .property(LAKE_PROPS[0].0, LAKE_PROPS[0].1)
+        .property(LAKE_PROPS[1].0, LAKE_PROPS[1].1)
+        .build()
+        .unwrap();
+    let kv = create_table(&conn, &kv_path, d).await;
+    for r in ["east", "west"] {
+        conn.admin()
+            .create_partition(&kv_path, &PartitionSpec::new([("region", r)]), false)
+            .await
+            .unwrap();
+    }
+    let kv = conn.table(&kv.info().table_path).await.unwrap();
+    let kv_rows = |region: &str, ks: std::ops::Range<i32>, tag: &str| -> Vec<Vec<Datum>> {
+        ks.map(|k| {
+            vec![
+                Datum::String(region.into()),
+                Datum::Int(k),
+                Datum::String(format!("{tag}{k}")),
+            ]
+        })
+        .collect()
+    };
+    let w = kv.new_upsert_writer(None).unwrap();
+    for r in ["east", "west"] {
+        w.upsert_rows(&kv_rows(r, 0..10, "a")).await.unwrap();
+    }
+    w.flush().await.unwrap();
+    server.commit_lake().unwrap();
+    // After the commit: keys 0..3 of each region change in the log only.
+    for r in ["east", "west"] {
+        w.upsert_rows(&kv_rows(r, 0..3, "b")).await.unwrap();
+    }
+    w.flush().await.unwrap();
+
+    let name = path.to_string();
+    let only = |names: Vec<String>| ReadRequest {
+        partitions: Some(names.into_iter().map(Into::into).collect()),
+        ..ReadRequest::default()
+    };
+    let msft3: Vec<Trade> = rows
+        .iter()
+        .filter(|t| t.4 == "MSFT" && t.1 == 3)
+        .copied()
+        .collect();
+    assert!(!msft3.is_empty());
+    assert_eq!(
+        trades_of(&read(&conn, &name, &only(vec![part("MSFT", 3)])).await),
+        expected(&msft3)
+    );
+    let east: BTreeMap<i32, String> = (0..10)
+        .map(|k| (k, format!("{}{k}", if k < 3 { "b" } else { "a" })))
+        .collect();
+    let east_of = |batches: &[RecordBatch]| -> BTreeMap<i32, String> {
+        let mut out = BTreeMap::new();
+        for b in batches {
+            let (region, k, v) = (
+                col::<StringArray>(b, "region"),
+                col::<Int32Array>(b, "k"),
+                col::<StringArray>(b, "v"),
+            );
+            for i in 0..b.num_rows() {
+                assert_eq!(region.value(i), "east");
+                assert!(out.insert(k.value(i), v.value(i).to_string()).is_none());
+            }
+        }
+        out
+    };
+    let kv_name = kv_path.to_string();
+    assert_eq!(
+        east_of(&read(&conn, &kv_name, &only(vec!["east".into()])).await),
+        east
+    );
+
+    // Without the other partitions' data files, the same reads give the same rows.
+    let keep = std::path::Path::new("symbol=MSFT/account_id=3");
+    assert!(remove_lake_data_but(&wh, &path.database, &path.table, keep) > 0);
+    assert!(
+        remove_lake_data_but(
+            &wh,
+            &kv_path.database,
+            &kv_path.table,
+            std::path::Path::new("region=east")
+        ) > 0
+    );
+    assert_eq!(
+        trades_of(&read(&conn, &name, &only(vec![part("MSFT", 3)])).await),
+        expected(&msft3)
+    );
+    assert_eq!(
+        east_of(&read(&conn, &kv_name, &only(vec!["east".into()])).await),
+        east
+    );
+    // The removed files were the lake's: a read of their partitions fails.
+    for (table_path, partition) in [(&path, part("MSFT", 4)), (&kv_path, "west".to_string())] {
+        let t = conn.table(table_path).await.unwrap();
+        only(vec![partition.clone()])
+            .to_scan(&t)
+            .collect()
+            .await
+            .expect_err("the union read of a partition whose lake files are removed");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paimon_primary_key_union_read_lets_the_log_win_by_key() {
     let warehouse = tempfile::tempdir().unwrap();

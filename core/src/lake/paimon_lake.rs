@@ -225,7 +225,9 @@ pub(crate) async fn read_rows(
 pub(crate) struct PlannedRead {
     table: paimon::Table,
     columns: Vec<String>,
-    splits: Vec<paimon::table::DataSplit>,
+    /// The scan's splits, each with the Fluss name of its partition when it could be told
+    /// from the split's partition row (see [`partition_name`]).
+    splits: Vec<(paimon::table::DataSplit, Option<String>)>,
     /// Whether the table has fixed buckets (Fluss bucket N is Paimon bucket N), so splits can
     /// be chosen by bucket; otherwise only the `__bucket` column tells.
     fixed_buckets: bool,
@@ -306,7 +308,14 @@ pub(crate) async fn plan_read(
         .plan()
         .await
         .map_err(|e| paimon_err(format!("{view}: plan the Paimon scan"), e))?;
-    let splits = plan.splits().to_vec();
+    let splits = plan
+        .splits()
+        .iter()
+        .map(|s| {
+            let name = partition_name(t.schema(), &at.partition_keys, s.partition());
+            (s.clone(), name)
+        })
+        .collect();
     Ok(Some(PlannedRead {
         table: t,
         columns,
@@ -321,7 +330,8 @@ pub(crate) async fn plan_read(
 impl PlannedRead {
     /// The planned rows of `buckets` and of the partitions named `partitions` (Fluss's
     /// names) only when given, batch by batch, conformed to the target columns. With fixed buckets
-    /// only the splits of those buckets are read.
+    /// only the splits of those buckets are read, and only the splits of those partitions
+    /// (those whose partition could not be named are read, and their rows matched by name).
     pub(crate) fn read(
         &self,
         buckets: Option<&[i32]>,
@@ -331,10 +341,16 @@ impl PlannedRead {
         let splits: Vec<_> = self
             .splits
             .iter()
-            .filter(|s| {
-                !self.fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket()))
+            .filter(|(s, name)| {
+                let bucket_kept =
+                    !self.fixed_buckets || buckets.is_none_or(|keep| keep.contains(&s.bucket()));
+                let partition_kept = match (partitions, name) {
+                    (Some(keep), Some(name)) => keep.contains(name),
+                    _ => true,
+                };
+                bucket_kept && partition_kept
             })
-            .cloned()
+            .map(|(s, _)| s.clone())
             .collect();
         let names: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         let mut rb = self.table.new_read_builder();
@@ -365,6 +381,47 @@ impl PlannedRead {
             .boxed())
     }
 }
+
+/// The Fluss name of the partition whose Paimon partition row is `row` (the values of the
+/// partition `keys` as text, joined by `$`: the rule [`super::partition_runs`] applies to the
+/// rows), so a read of some partitions plans only their splits. None when the table has no
+/// partitions, or when a value is null or of a type whose text is not told here (such a
+/// split is read, and its rows matched by name).
+fn partition_name(
+    schema: &paimon::spec::TableSchema,
+    keys: &[String],
+    row: &paimon::spec::BinaryRow,
+) -> Option<String> {
+    use paimon::spec::Datum;
+    if keys.is_empty() {
+        return None;
+    }
+    let paimon_keys = schema.partition_keys();
+    let mut values = Vec::with_capacity(keys.len());
+    for k in keys {
+        let pos = paimon_keys.iter().position(|p| p == k)?;
+        let field = schema.fields().iter().find(|f| f.name() == k)?;
+        let text = match row.get_datum(pos, field.data_type()).ok()?? {
+            Datum::String(s) => s,
+            Datum::Bool(b) => b.to_string(),
+            Datum::TinyInt(v) => v.to_string(),
+            Datum::SmallInt(v) => v.to_string(),
+            Datum::Int(v) => v.to_string(),
+            Datum::Long(v) => v.to_string(),
+            Datum::Date(days) => chrono::NaiveDate::from_num_days_from_ce_opt(
+                days.checked_add(DAYS_FROM_CE_TO_UNIX_EPOCH)?,
+            )?
+            .format("%Y-%m-%d")
+            .to_string(),
+            _ => return None,
+        };
+        values.push(text);
+    }
+    Some(values.join(crate::metadata::table::PARTITION_NAME_SEPARATOR))
+}
+
+/// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.
+const DAYS_FROM_CE_TO_UNIX_EPOCH: i32 = 719_163;
 
 /// A primary-key union read's planned snapshot (see [`PlannedRead`]) of `table`.
 pub(super) async fn plan_bucket_states(
@@ -631,6 +688,62 @@ mod tests {
             rows(&[(1, "A", 0), (3, "c", 1)])
         );
         assert_eq!(read(&at, None, Some(&[0])).await, rows(&[(1, "A", 0)]));
+    }
+
+    /// Partition rows are named as Fluss names partitions (the text of each value, joined by
+    /// `$`, dates as `yyyy-MM-dd`); a null value or a type not told here gives no name.
+    #[test]
+    fn partition_rows_are_named_as_fluss_names_partitions() {
+        use paimon::spec::{BinaryRow, BooleanType, DateType, Datum as D, DoubleType};
+        let types = [
+            PT::VarChar(VarCharType::new(10).unwrap()),
+            PT::Int(IntType::new()),
+            PT::Date(DateType::new()),
+            PT::Boolean(BooleanType::new()),
+            PT::Double(DoubleType::new()),
+        ];
+        let names = ["s", "i", "d", "b", "x"];
+        let mut b = PaimonSchema::builder();
+        for (n, t) in names.iter().zip(&types) {
+            b = b.column(*n, t.clone());
+        }
+        let schema = paimon::spec::TableSchema::new(0, &b.partition_keys(names).build().unwrap());
+        let keys = |n: &[&str]| n.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        // 2026-01-05 is day 20458 after 1970-01-01; 1969-12-31 is day -1
+        let values = [
+            D::String("MSFT".into()),
+            D::Int(-3),
+            D::Date(20458),
+            D::Bool(true),
+            D::Double(1.5),
+        ];
+        let row = BinaryRow::from_datums(
+            &values
+                .iter()
+                .zip(&types)
+                .map(|(v, t)| (Some(v), t))
+                .collect::<Vec<_>>(),
+        );
+        let name = |k: &[&str]| partition_name(&schema, &keys(k), &row);
+        assert_eq!(
+            name(&["s", "i", "d", "b"]).as_deref(),
+            Some("MSFT$-3$2026-01-05$true")
+        );
+        // the keys' order is Fluss's
+        assert_eq!(name(&["d", "s"]).as_deref(), Some("2026-01-05$MSFT"));
+        assert_eq!(name(&[]), None, "no partitions");
+        assert_eq!(name(&["s", "x"]), None, "a DOUBLE is not named here");
+        assert_eq!(name(&["nope"]), None);
+        let before_epoch = BinaryRow::from_datums(&[
+            (Some(&D::String("a".into())), &types[0]),
+            (None, &types[1]),
+            (Some(&D::Date(-1)), &types[2]),
+            (Some(&D::Bool(false)), &types[3]),
+            (None, &types[4]),
+        ]);
+        let name = |k: &[&str]| partition_name(&schema, &keys(k), &before_epoch);
+        assert_eq!(name(&["d", "b"]).as_deref(), Some("1969-12-31$false"));
+        assert_eq!(name(&["s", "i"]), None, "a null value");
     }
 
     /// A batch of partition columns `day` (STRING) and `region` (INT).
