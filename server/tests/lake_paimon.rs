@@ -911,6 +911,39 @@ fn paimon_options_fluss_sets_itself_are_refused_and_nothing_is_created() {
         .unwrap_err();
     assert!(e.message().contains("ARRAY<STRING>"), "{e}");
     assert!(e.message().contains("paimon"), "{e}");
+    // a deletion-vector table is refused naming the property (its level-0 files would not be
+    // readable); false is taken, and creates the Paimon table with the option
+    for (name, value) in [("w", " TRUE"), ("x", "false")] {
+        let d = lake_props(
+            TableDescriptor::builder(log_schema())
+                .distributed_by(Some(1), Vec::<String>::new())
+                .property("paimon.deletion-vectors.enabled", value),
+        );
+        let created = conn.admin().create_table(&path(name), &d, false);
+        let table_dir = dir
+            .path()
+            .join("paimon")
+            .join(format!("{DB}.db"))
+            .join(name);
+        if value == "false" {
+            created.unwrap();
+            let schema =
+                std::fs::read_to_string(table_dir.join("schema").join("schema-0")).unwrap();
+            let schema: serde_json::Value = serde_json::from_str(&schema).unwrap();
+            assert_eq!(
+                schema["options"]["deletion-vectors.enabled"], "false",
+                "{schema}"
+            );
+        } else {
+            let e = created.unwrap_err();
+            assert!(
+                e.message().contains("paimon.deletion-vectors.enabled"),
+                "{e}"
+            );
+            assert!(!conn.admin().table_exists(&path(name)).unwrap());
+            assert!(!table_dir.exists(), "{}", table_dir.display());
+        }
+    }
     conn.close().unwrap();
 }
 

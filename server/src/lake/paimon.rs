@@ -139,6 +139,19 @@ fn paimon_type(t: &DataType) -> Result<PType> {
     })
 }
 
+/// The Fluss table property that turns on Paimon deletion vectors (Paimon's
+/// `deletion-vectors.enabled`, passed through as every `paimon.X` is).
+const DELETION_VECTORS_PROPERTY: &str = "paimon.deletion-vectors.enabled";
+
+/// Whether the table asks for a Paimon deletion-vector table.
+fn deletion_vectors_enabled(meta: &TableMeta) -> bool {
+    let d = &meta.descriptor;
+    d.properties
+        .iter()
+        .chain(&d.custom_properties)
+        .any(|(k, v)| k == DELETION_VECTORS_PROPERTY && v.trim().eq_ignore_ascii_case("true"))
+}
+
 /// The Paimon options of a Fluss table: Fluss's defaults and layout, then its properties
 /// (`paimon.X` as `X`, the others as `fluss.<key>`).
 fn paimon_options(meta: &TableMeta) -> Result<Vec<(String, String)>> {
@@ -336,14 +349,21 @@ impl LakeTableFormat for PaimonFormat {
         &self.properties
     }
 
-    /// Columns of a type the tiering does not map (nested types); a bad option or a column
-    /// named like a system column is refused by [`LakeTableFormat::create_table`] instead, as
-    /// Fluss refuses it.
+    /// Columns of a type the tiering does not map (nested types), and deletion-vector tables;
+    /// a bad option or a column named like a system column is refused by
+    /// [`LakeTableFormat::create_table`] instead, as Fluss refuses it.
     fn unsupported_reason(&self, meta: &TableMeta) -> Option<String> {
-        meta.types
-            .iter()
-            .find(|t| paimon_type(t).is_err())
-            .map(|t| format!("{t} columns"))
+        if let Some(t) = meta.types.iter().find(|t| paimon_type(t).is_err()) {
+            return Some(format!("{t} columns"));
+        }
+        deletion_vectors_enabled(meta).then(|| {
+            format!(
+                "deletion-vector tables ({DELETION_VECTORS_PROPERTY} = true): the paimon \
+                 crate writes only level-0 files and cannot compact them, and a deletion-vector \
+                 read skips level-0 files, so the rows tiered would not be readable from the \
+                 lake while the union read skipped them in the log"
+            )
+        })
     }
 
     /// An existing Paimon table is taken over when its columns, primary key and partition
