@@ -395,6 +395,74 @@ async fn paimon_primary_key_union_read_lets_the_log_win_by_key() {
         .expect_err("the primary-key union read reads the lake's (removed) files");
 }
 
+/// A full subscription of a primary-key table with a Paimon lake starts, as Fluss's streaming
+/// union read does, from each bucket's merged state in the lake with the changelog after it
+/// folded over (the latest view, as inserts), then follows the log: later changes arrive as
+/// changes. Without the lake's data files the subscription fails: it reads the lake, where the
+/// embedded server's ScanKv alone would give the same first rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paimon_primary_key_full_subscription_starts_from_the_lake() {
+    use riverlet::record::ChangeType;
+    use riverlet::scan::{StartupMode, SubscribeRequest};
+    let warehouse = tempfile::tempdir().unwrap();
+    let wh = warehouse.path().join("paimon");
+    let Some(env) = TestEnv::embedded_paimon_lake(&wh) else {
+        return;
+    };
+    let conn = env.connect().await;
+    let table = pk_table_with(&conn, "kv_sub", 2, &LAKE_PROPS).await;
+    let path = TablePath::new("d", "kv_sub");
+    upsert(&table, &[(1, "a1"), (2, "a2"), (3, "a3"), (4, "a4")]).await;
+    delete(&table, &[3]).await;
+    env.server.as_ref().unwrap().commit_lake().unwrap();
+    // after the commit, in the log only: an update, a new key, a delete
+    upsert(&table, &[(1, "b1"), (5, "b5")]).await;
+    delete(&table, &[4]).await;
+
+    let mut sub = table
+        .subscribe_request(&SubscribeRequest::new(StartupMode::Full))
+        .await
+        .unwrap();
+    let mut first = Vec::new();
+    for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+        assert_eq!(cb.first_offset, -1, "the latest view comes first");
+        assert!(cb.change_types.iter().all(|c| *c == ChangeType::Insert));
+        first.push(cb.batch);
+    }
+    assert_eq!(
+        rows_of(&first),
+        kv_expected(&[(1, "b1"), (2, "a2"), (5, "b5")])
+    );
+    // Then the log from where that view ends: only changes made after subscribing.
+    upsert(&table, &[(2, "c2")]).await;
+    let mut later = Vec::new();
+    for _ in 0..600 {
+        for cb in sub.poll(Duration::from_millis(100)).await.unwrap() {
+            for (i, c) in cb.change_types.iter().enumerate() {
+                later.push((*c, rows_of(&[cb.batch.slice(i, 1)])));
+            }
+        }
+        if later.iter().any(|(c, _)| *c == ChangeType::UpdateAfter) {
+            break;
+        }
+    }
+    assert_eq!(
+        later,
+        vec![
+            (ChangeType::UpdateBefore, kv_expected(&[(2, "a2")])),
+            (ChangeType::UpdateAfter, kv_expected(&[(2, "c2")])),
+        ]
+    );
+
+    assert!(remove_lake_data(&wh, &path.database, &path.table) > 0);
+    let t = conn.table(&path).await.unwrap();
+    let err = t
+        .subscribe_request(&SubscribeRequest::new(StartupMode::Full))
+        .await
+        .expect_err("a full subscription reads the lake's (removed) files");
+    assert!(err.to_string().contains("kv_sub"), "{err}");
+}
+
 /// (id, page, referrer) of a visit; `referrer` is the column added by ALTER.
 type Visit = (i32, String, Option<String>);
 

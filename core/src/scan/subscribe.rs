@@ -11,8 +11,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use super::reader::{
-    fetch_once, latest_view_bucket, select_partitions, table_name, union_candidate, union_snapshot,
-    with_changelog_columns, BucketRead, FetchColumns, FetchedBatch,
+    fetch_once, latest_view_bucket, pk_union_lake, select_partitions, table_name, union_candidate,
+    union_snapshot, with_changelog_columns, BucketRead, FetchColumns, FetchedBatch,
 };
 use super::request::{select_buckets, BucketOffset, SubscribeRequest};
 use super::resolve_projection;
@@ -40,8 +40,10 @@ const LEADER_CHECK_AFTER: Duration = Duration::from_secs(2);
 pub enum StartupMode {
     /// Log tables: from the earliest offset; a lake-enabled log table without partitions that
     /// has a lake snapshot (feature `lake`): the snapshot's rows (as inserts), then each
-    /// bucket's log from the offset the snapshot recorded. Primary-key tables: a snapshot of the current state (as
-    /// inserts, through ScanKv), then the log from the snapshot's offset.
+    /// bucket's log from the offset the snapshot recorded. Primary-key tables: each bucket's
+    /// latest view (as inserts: through ScanKv, or KV snapshots and the changelog; with a
+    /// Paimon lake snapshot, the lake's merged state with the changelog after it folded over),
+    /// then the log from the offset that view reflects.
     #[default]
     Full,
     /// From the earliest retained offset.
@@ -301,6 +303,15 @@ impl Subscription {
         } else {
             None
         };
+        // A full start of a primary-key table whose lake merges by key (Paimon): each bucket's
+        // latest view is read as a batch union read reads it (the lake's merged state with the
+        // changelog after it folded over), as Fluss's streaming union read starts from the lake
+        // snapshot; the log follows from where that view ends.
+        let kv_lake = if pk_full && request.start_offsets.is_empty() {
+            pk_union_lake(&table).await?
+        } else {
+            None
+        };
         #[cfg(feature = "lake")]
         if let Some(s) = &lake {
             let selected = request.partitions.is_some() && info.descriptor.is_partitioned();
@@ -361,7 +372,7 @@ impl Subscription {
                     *o
                 } else if pk_full {
                     let (batches, log_offset) =
-                        latest_view_bucket(&table, &read, None, None).await?;
+                        latest_view_bucket(&table, &read, None, kv_lake.as_ref()).await?;
                     for b in batches {
                         let rows = project_cols(&b, &out_cols, &schema)?;
                         pending.push_back(ChangeBatch {

@@ -30,8 +30,8 @@ pub(crate) use fetch::{fetch_once, with_changelog_columns, FetchColumns, Fetched
 pub(crate) use forward::run_ipc;
 pub(crate) use pk_view::{latest_view_bucket, values_to_batch};
 pub(crate) use plan::{
-    log_count, plan, select_partitions, table_name, union_candidate, union_snapshot, BucketRead,
-    Plan,
+    log_count, pk_union_lake, plan, select_partitions, table_name, union_candidate, union_snapshot,
+    BucketRead, Plan,
 };
 
 pub use split::ReadSplit;

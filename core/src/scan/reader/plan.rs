@@ -177,6 +177,19 @@ pub(crate) async fn union_snapshot(_: &Table) -> Result<Option<crate::client::La
     Ok(None)
 }
 
+/// The lake half of `table`'s latest view when it is a union read (see
+/// [`pk_union_candidate`]) and the table has a readable lake snapshot; None otherwise (the view
+/// comes from the KV store alone).
+pub(crate) async fn pk_union_lake(table: &Table) -> Result<Option<KvLake>> {
+    if !pk_union_candidate(table) {
+        return Ok(None);
+    }
+    match union_snapshot(table).await? {
+        Some(snapshot) => Ok(Some(kv_lake_of(table, snapshot).await?)),
+        None => Ok(None),
+    }
+}
+
 /// [`KvLake`] of `snapshot`: the merged states of the table's buckets in it, planned once.
 #[cfg(feature = "lake")]
 async fn kv_lake_of(table: &Table, snapshot: crate::client::LakeSnapshot) -> Result<KvLake> {
@@ -422,11 +435,8 @@ pub(crate) async fn plan(b: ScanBuilder) -> Result<Plan> {
     } else {
         None
     };
-    let kv_lake = if mode == Mode::Kv && pk_union_candidate(&table) {
-        match union_snapshot(&table).await? {
-            Some(snapshot) => Some(kv_lake_of(&table, snapshot).await?),
-            None => None,
-        }
+    let kv_lake = if mode == Mode::Kv {
+        pk_union_lake(&table).await?
     } else {
         None
     };
