@@ -96,7 +96,16 @@ class LakeIT extends FlinkTestBase {
 
     /** A batch environment with both catalogs ({@code fluss_catalog} the current one). */
     private static TableEnvironment lakeEnv() {
-        TableEnvironment env = batchEnv();
+        return withPaimonCatalog(batchEnv());
+    }
+
+    /** A streaming environment with both catalogs ({@code fluss_catalog} the current one). */
+    private static TableEnvironment lakeStreamEnv() {
+        return withPaimonCatalog(streamEnv());
+    }
+
+    /** {@code env} with the catalog {@code paimon_catalog} of the server tiering to Paimon. */
+    private static TableEnvironment withPaimonCatalog(TableEnvironment env) {
         env.executeSql("CREATE CATALOG `paimon_catalog` WITH ('type' = 'fluss', "
                 + "'bootstrap.servers' = '" + paimonServer.bootstrapServers() + "')");
         return env;
@@ -349,8 +358,12 @@ class LakeIT extends FlinkTestBase {
         assertEquals(List.of("+I[" + ACCOUNTS_LATEST.size() + "]"),
                 rows(env, "SELECT COUNT(*) FROM " + accounts));
 
-        // The union read takes the keys the log did not change from the lake: without the
-        // lake's data files (Paimon keeps them in bucket-N directories) it fails, where the
+        // The streaming union read ('full'): the same latest view as inserts, one per key.
+        String streaming = columns + accounts + " /*+ OPTIONS('scan.startup.mode' = 'full') */";
+        assertRows(ACCOUNTS_LATEST, firstRows(lakeStreamEnv(), streaming, ACCOUNTS_LATEST.size()));
+
+        // The union reads take the keys the log did not change from the lake: without the
+        // lake's data files (Paimon keeps them in bucket-N directories) they fail, where the
         // log alone would still give every row. Last: nothing else reads this table.
         List<Path> files;
         try (Stream<Path> walk = Files.walk(paimonWarehouse().resolve("finance.db/accounts"))) {
@@ -364,14 +377,18 @@ class LakeIT extends FlinkTestBase {
         }
         Throwable read = assertThrows(Throwable.class, () -> rows(env, columns + accounts));
         assertTrue(causes(read).contains("accounts"), causes(read));
+        Throwable stream = assertThrows(Throwable.class,
+                () -> firstRows(lakeStreamEnv(), streaming, ACCOUNTS_LATEST.size()));
+        assertTrue(causes(stream).contains("accounts"), causes(stream));
     }
 
-    @Test
-    void streamingUnionReadOfTheTrades() {
+    @ParameterizedTest
+    @ValueSource(strings = {"iceberg", "paimon"})
+    void streamingUnionReadOfTheTrades(String format) {
         // The quickstart's streaming union: scan.startup.mode 'full' reads the lake snapshot's
         // rows, then each bucket's log after it: the first ALL_END rows are every trade once.
-        List<String> rows = firstRows(streamEnv(),
-                "SELECT `trade_id`, `symbol` FROM `fluss_catalog`.`finance`.`trades`\n"
+        List<String> rows = firstRows(lakeStreamEnv(),
+                "SELECT `trade_id`, `symbol` FROM " + t(format, "trades") + "\n"
                         + "/*+ OPTIONS('scan.startup.mode' = 'full') */", ALL_END);
         List<String> expected = new ArrayList<>();
         for (int id = 1; id <= ALL_END; id++) {

@@ -112,10 +112,21 @@ class SparkLakeTest extends SparkTestBase {
     deleteKeys(lakeCatalog("paimon"), "accounts", 3L);
   }
 
-  /** Changes after the last commit, only in the log: a key updated, added, re-added, deleted. */
+  /**
+   * The rows of {@code accounts} in the KV snapshot taken between the later changes (after the
+   * upserts, before the delete): what a read-optimized read returns.
+   */
+  private static final List<String> ACCOUNTS_IN_KV_SNAPSHOT =
+      List.of("[1,c1,11]", "[2,b2,21]", "[3,c3,31]", "[4,a4,40]", "[5,c5,50]");
+
+  /**
+   * Changes after the last commit, only in the log: a key updated, added, re-added, deleted; a
+   * KV snapshot is taken before the delete.
+   */
   private void writeAccountsAfterTheCommit() {
     sql("INSERT INTO " + t("paimon", "accounts")
         + " VALUES (1, 'c1', 11), (5, 'c5', 50), (3, 'c3', 31)");
+    takeKvSnapshots("SparkLakeTest", PAIMON_CATALOG);
     deleteKeys(lakeCatalog("paimon"), "accounts", 4L);
   }
 
@@ -255,6 +266,15 @@ class SparkLakeTest extends SparkTestBase {
         rows("SELECT " + PK_COLUMNS + " FROM " + accounts + " ORDER BY id"));
     assertEquals(list("[" + ACCOUNTS_LATEST.size() + "]"),
         rows("SELECT COUNT(*) FROM " + accounts));
+    // Read-optimized: each bucket's latest KV snapshot, without the log after it (the delete
+    // of key 4) and without the lake, which is older.
+    try {
+      sql("SET spark.sql.fluss.read.optimized=true");
+      assertEquals(ACCOUNTS_IN_KV_SNAPSHOT,
+          rows("SELECT " + PK_COLUMNS + " FROM " + accounts + " ORDER BY id"));
+    } finally {
+      spark().conf().unset("spark.sql.fluss.read.optimized");
+    }
 
     // The union read takes the keys the log did not change from the lake: without the lake's
     // data files it fails (the log alone would still give every row). Last: nothing else

@@ -176,6 +176,14 @@ public abstract class SparkTestBase {
    * whose snapshots come only every {@code kv.snapshot.interval}.
    */
   protected static boolean takeKvSnapshots(String test) {
+    return takeKvSnapshots(test, CATALOG);
+  }
+
+  /**
+   * {@link #takeKvSnapshots(String)} on the embedded server behind {@code catalog}
+   * ({@link #CATALOG} or {@link #PAIMON_CATALOG}).
+   */
+  protected static boolean takeKvSnapshots(String test, String catalog) {
     spark();
     if (server == null) {
       System.out.println("NOT APPLICABLE to the server at " + EXTERNAL_BOOTSTRAP + ": " + test
@@ -183,7 +191,12 @@ public abstract class SparkTestBase {
           + "demand");
       return false;
     }
-    server.takeKvSnapshots();
+    if (PAIMON_CATALOG.equals(catalog)) {
+      lakeCatalog("paimon");
+      paimonServer.takeKvSnapshots();
+    } else {
+      server.takeKvSnapshots();
+    }
     return true;
   }
 
