@@ -846,6 +846,18 @@ const SYSTEM_COLUMNS: [&str; 6] = [
 /// Applies the coordinator's defaults (bucket count, replication factor, kv format version,
 /// delete behavior of merge engines, default bucket keys) and rejects what we do not support.
 fn validate_and_default(d: &mut TableDescriptor, default_buckets: i32) -> Result<()> {
+    // Table properties are Fluss's `table.*` options; anything else (a lake format's
+    // `paimon.*`, a connector's option) is a custom property, as Fluss's
+    // TableDescriptorValidation requires, so what a test passes here passes on a cluster.
+    if let Some(k) = d.properties.keys().find(|k| !k.starts_with("table.")) {
+        return Err(fluss(
+            codes::INVALID_CONFIG_EXCEPTION,
+            format!(
+                "'{k}' is not a Fluss table property. Please use '.customProperty(..)' to set \
+                 custom properties."
+            ),
+        ));
+    }
     let is_pk = d.has_primary_key();
     if d.bucket_count.is_none() {
         d.bucket_count = Some(default_buckets);

@@ -875,7 +875,7 @@ fn paimon_options_fluss_sets_itself_are_refused_and_nothing_is_created() {
     let d = TableDescriptor::builder(log_schema())
         .distributed_by(Some(2), Vec::<String>::new())
         .property("table.datalake.enabled", "true")
-        .property("paimon.bucket", "4")
+        .custom_property("paimon.bucket", "4")
         .build()
         .unwrap();
     let e = conn
@@ -911,13 +911,14 @@ fn paimon_options_fluss_sets_itself_are_refused_and_nothing_is_created() {
         .unwrap_err();
     assert!(e.message().contains("ARRAY<STRING>"), "{e}");
     assert!(e.message().contains("paimon"), "{e}");
-    // a deletion-vector table is refused naming the property (its level-0 files would not be
-    // readable); false is taken, and creates the Paimon table with the option
+    // a deletion-vector table (Fluss takes `paimon.*` keys as custom properties) is refused
+    // naming the property (its level-0 files would not be readable); false is taken, and
+    // creates the Paimon table with the option
     for (name, value) in [("w", " TRUE"), ("x", "false")] {
         let d = lake_props(
             TableDescriptor::builder(log_schema())
                 .distributed_by(Some(1), Vec::<String>::new())
-                .property("paimon.deletion-vectors.enabled", value),
+                .custom_property("paimon.deletion-vectors.enabled", value),
         );
         let created = conn.admin().create_table(&path(name), &d, false);
         let table_dir = dir

@@ -602,6 +602,37 @@ async fn catalog_errors_and_metadata() {
         .await
         .unwrap_err();
     assert_eq!(e.fluss_code(), Some(codes::INVALID_CONFIG_EXCEPTION), "{e}");
+    // a table property that is not a `table.*` option is refused, naming it, as Fluss does
+    // (a custom property takes it); the table is not created
+    let create = |d: riverlet::metadata::TableDescriptor| CreateTableRequest {
+        table_path: PbTablePath {
+            database_name: DB.into(),
+            table_name: "props".into(),
+        },
+        table_json: d.to_json(),
+        ignore_if_exists: false,
+    };
+    let builder = || riverlet::metadata::TableDescriptor::builder(log_schema());
+    let e = conn
+        .request(&create(
+            builder()
+                .property("paimon.file.format", "orc")
+                .build()
+                .unwrap(),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.fluss_code(), Some(codes::INVALID_CONFIG_EXCEPTION), "{e}");
+    assert!(e.to_string().contains("'paimon.file.format'"), "{e}");
+    assert!(e.to_string().contains("customProperty"), "{e}");
+    conn.request(&create(
+        builder()
+            .custom_property("paimon.file.format", "orc")
+            .build()
+            .unwrap(),
+    ))
+    .await
+    .unwrap();
     srv.shutdown().unwrap();
 }
 
