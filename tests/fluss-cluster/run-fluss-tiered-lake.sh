@@ -13,7 +13,9 @@
 #   3. runs Fluss's tiering job (FlussLakeTieringEntrypoint, a local Flink MiniCluster in one
 #      JVM) with the same datalake.<format>.* options;
 #   4. tests/fluss-lake/lake_check.py writes a log table and a primary-key table
-#      (table.datalake.enabled, freshness 3 s) with Riverlet, waits until the tiering job has
+#      (table.datalake.enabled, freshness 3 s; with Paimon also `pkdv`, the same primary-key
+#      rows in a deletion-vector table the tiering compacts, whose union reads take the
+#      READABLE lake snapshot Fluss derives) with Riverlet, waits until the tiering job has
 #      committed a lake snapshot (Iceberg or Paimon) holding every record and Fluss reports it (its
 #      GetLakeSnapshot answer to the tiering job), updates and deletes keys of the PK table and
 #      waits again, stops the tiering job, then writes more rows (log only);
@@ -165,20 +167,32 @@ say "tiering job running ($(grep -o 'jobId is [0-9a-f]*' "$T/tiering.out"))"
 DB=lk
 check() { "$PY" "$LAKE/lake_check.py" "$@"; }
 wait_lake() { check wait "$FORMAT" "$FLUSS_BOOTSTRAP" "$DB" "$1" "$WAREHOUSE" "$T/tiering.log" "$WAIT"; }
-check write "$FLUSS_BOOTSTRAP" "$DB" 1 || die "phase 1 writes"
+# With Paimon also pkdv, the Paimon guide's deletion-vector table (lake_check.py).
+PK_TABLES=(pk)
+[ "$FORMAT" = paimon ] && PK_TABLES+=(pkdv)
+check write "$FLUSS_BOOTSTRAP" "$DB" 1 "$FORMAT" || die "phase 1 writes"
 wait_lake logs || die "the log table was not tiered"
-wait_lake pk || die "the primary-key table was not tiered"
-check write "$FLUSS_BOOTSTRAP" "$DB" 2 || die "phase 2 writes"
-wait_lake pk || die "the primary-key table's updates and deletes were not tiered"
+for t in "${PK_TABLES[@]}"; do wait_lake "$t" || die "the primary-key table $t was not tiered"; done
+check write "$FLUSS_BOOTSTRAP" "$DB" 2 "$FORMAT" || die "phase 2 writes"
+for t in "${PK_TABLES[@]}"; do
+  wait_lake "$t" || die "the primary-key table $t's updates and deletes were not tiered"
+done
 grep -E ' ERROR ' "$T/tiering.log" | head -n 5 >&2
 stop_tiering
 say "tiering job stopped; writing rows the lake will not have"
-check write "$FLUSS_BOOTSTRAP" "$DB" 3 || die "phase 3 writes"
+check write "$FLUSS_BOOTSTRAP" "$DB" 3 "$FORMAT" || die "phase 3 writes"
 
 # --- 5. reads ------------------------------------------------------------------------------
 say "reading with Fluss's Flink connector (batch)"
+# reads.sql names logs and pk; pkdv gets the same two reads as pk.
+cp "$LAKE/reads.sql" "$T/reads.sql"
+if [ "$FORMAT" = paimon ]; then
+  printf -- '-- query batch\nSELECT * FROM pkdv\n-- query batch\nSELECT * FROM `pkdv$lake`\n' >>"$T/reads.sql"
+fi
+READ_TABLES=(logs 'logs$lake')
+for t in "${PK_TABLES[@]}"; do READ_TABLES+=("$t" "$t\$lake"); done
 "${JVM[@]}" -Xmx1g "-Dlog.file=$T/flink-read.log" -Djava.io.tmpdir="$T" -cp "$READ_CP" \
-  io.riverlet.compare.StatementRunner "$FLUSS_BOOTSTRAP" "$DB" "$LAKE/reads.sql" \
+  io.riverlet.compare.StatementRunner "$FLUSS_BOOTSTRAP" "$DB" "$T/reads.sql" \
   "$T/flink.txt" >"$T/flink-read.out" 2>&1 || die "StatementRunner failed (see $T/flink-read.out)"
 sed 's/^/    flink: /' "$T/flink.txt" | grep -E 'ERROR|###' >&2
 read_outs=()
@@ -194,7 +208,7 @@ if [ "${LAKE_JAVA:-1}" = 1 ]; then
   say "reading with Riverlet's Java binding ($JAVA_JAR)"
   java -Djava.library.path="$JNI_DIR" --add-opens=java.base/java.nio=ALL-UNNAMED \
     -cp "$JAVA_JAR:$(cat "$T/java-cp.txt")" "$LAKE/JavaRead.java" "$FLUSS_BOOTSTRAP" "$DB" \
-    "$T/java.txt" logs pk 'logs$lake' 'pk$lake' >"$T/java-read.out" 2>&1 ||
+    "$T/java.txt" "${READ_TABLES[@]}" >"$T/java-read.out" 2>&1 ||
     { cat "$T/java-read.out" >&2; die "JavaRead failed"; }
   read_outs=("$T/java.txt")
 fi
@@ -214,10 +228,16 @@ if [ "${LAKE_SPARK:-1}" = 1 ]; then
     --add-opens=java.base/sun.util.calendar=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED \
     --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
     -cp "$SPARK_JAR:$(cat "$T/spark-cp.txt")" "$LAKE/SparkRead.java" "$FLUSS_BOOTSTRAP" "$DB" \
-    "$T/spark.txt" logs pk 'logs$lake' 'pk$lake' >"$T/spark-read.out" 2>&1 ||
+    "$T/spark.txt" "${READ_TABLES[@]}" >"$T/spark-read.out" 2>&1 ||
     { tail -n 40 "$T/spark-read.out" >&2; die "SparkRead failed (see $T/spark-read.out)"; }
   read_outs+=("$T/spark.txt")
 fi
+say "asking Fluss's own client for the tables' latest and readable lake snapshots"
+"${JVM[@]}" -cp "$READ_CP" "$LAKE/FlussLakeSnapshots.java" "$FLUSS_BOOTSTRAP" "$DB" \
+  "$T/lake-snapshots.txt" logs "${PK_TABLES[@]}" >"$T/lake-snapshots.out" 2>&1 ||
+  { tail -n 40 "$T/lake-snapshots.out" >&2; die "FlussLakeSnapshots failed"; }
+sed 's/^/    fluss client: /' "$T/lake-snapshots.txt" >&2
+export LAKE_SNAPSHOTS="$T/lake-snapshots.txt"
 say "reading with Riverlet (Python) and comparing"
 check check "$FORMAT" "$FLUSS_BOOTSTRAP" "$DB" "$T/flink.txt" "${read_outs[@]}" || die "the reads differ"
 # The lake rows are still in the Fluss log too: a union read must fail without a lake file.

@@ -3,7 +3,8 @@ Apache Fluss's own tiering service to commit them to the lake (Iceberg or Paimon
 tables back with Riverlet (union read, `$lake`) and compares them with the rows written and
 with what Fluss's Flink connector returned (StatementRunner's output).
 
-  lake_check.py write BOOTSTRAP DB PHASE        phase 1, 2 or 3 of the rows (below)
+  lake_check.py write BOOTSTRAP DB PHASE [FORMAT]   phase 1, 2 or 3 of the rows (below); with
+        FORMAT paimon also the deletion-vector table pkdv
   lake_check.py wait FORMAT BOOTSTRAP DB TABLE WAREHOUSE TIERING_LOG TIMEOUT
         until the table's newest lake snapshot that is a Fluss tiering commit (an Iceberg
         snapshot whose summary, or a Paimon snapshot whose properties, name the
@@ -17,10 +18,17 @@ with what Fluss's Flink connector returned (StatementRunner's output).
         against Fluss's Flink connector; exits 1 on any difference
 
   lake_check.py lake-used FORMAT BOOTSTRAP DB WAREHOUSE
-        proof that Riverlet's union read of `logs` (and, with Paimon, of `pk`) reads the lake
-        files Fluss wrote (their rows are also still in the Fluss log, so equal rows alone
-        cannot tell): with one of the table's data files moved away the read must fail naming
-        it; moved back, it reads all
+        proof that Riverlet's union read of `logs` (and, with Paimon, of `pk` and `pkdv`)
+        reads the lake files Fluss wrote (their rows are also still in the Fluss log, so equal
+        rows alone cannot tell): with one of the table's data files moved away (all of them for
+        pkdv, whose files a deletion-vector read may skip) the read must fail naming it (one of
+        them); moved back, it reads all. A table for which Fluss reports no READABLE lake
+        snapshot is the opposite proof: union reads take the readable snapshot, so with every
+        data file moved away the read must still return all rows, from Fluss alone
+
+  Both `check` and `lake-used` take what Fluss's own client reports of each table's latest and
+  readable lake snapshots from the file named by $LAKE_SNAPSHOTS (FlussLakeSnapshots.java's
+  output) when it is set.
 
 The rows (ids and values are fixed, so the expected tables are computed here, from what was
 written, never from a read):
@@ -32,6 +40,22 @@ written, never from a read):
                                 Iceberg delete files, or Paimon level-0 files holding -D rows
                                 that a merge-on-read drops); phase 3 upserts ids 5, 25 and
                                 deletes 3 (log only)
+  pkdv (Paimon only):           pk's rows, in a table with `paimon.deletion-vectors.enabled`
+                                and `table.datalake.auto-compaction` (the Paimon guide's
+                                example): Fluss's tiering compacts, and union reads take the
+                                READABLE snapshot and per-bucket offsets Fluss derives from
+                                the compactions (DvTableReadableSnapshotRetriever); its `$lake`
+                                is compared with Fluss's Flink connector's only (what a
+                                deletion-vector read shows depends on what was compacted)
+
+Fluss 0.9.1 registers no readable snapshot for `pkdv` here: its tiering commits each round's
+APPEND and, with lookup compaction, a COMPACT snapshot in the same commit, and records the
+COMPACT one as tiered; DvTableReadableSnapshotRetriever then finds the previous compacted
+snapshot already recorded and registers no readable offsets. Fluss's client then answers
+getReadableLakeSnapshot with LakeTableSnapshotNotExistException, and Fluss's Flink batch read
+fails ("Batch mode can only be supported if one lake snapshot exists"). `check` reports that
+error as a known Fluss limitation only when Fluss's client confirms the missing readable
+snapshot; Riverlet's reads must still equal the rows written.
 
 Fluss 0.9.1's own batch union read of an Iceberg primary-key table whose buckets have rows in
 both the lake and the log fails: its Iceberg lake source has no sorted reader, so the
@@ -59,6 +83,10 @@ import riverlet
 SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string()), ("amount", pa.int32()),
                     ("price", pa.float64()), ("day", pa.date32())])
 PROPS = {"table.datalake.enabled": "true", "table.datalake.freshness": "3s"}
+# The Paimon guide's deletion-vector table, compacted by the tiering service (`paimon.*` keys
+# are custom properties for Fluss).
+DV_PROPS = {**PROPS, "table.datalake.auto-compaction": "true"}
+DV_CUSTOM = {"paimon.deletion-vectors.enabled": "true"}
 DAY0 = dt.date(2026, 1, 1)
 
 
@@ -114,22 +142,33 @@ def await_leaders(table, deadline: float) -> None:
             time.sleep(0.5)
 
 
-def write(bootstrap: str, db: str, phase: int) -> None:
+def pk_tables(fmt: str) -> dict:
+    """The primary-key tables of the lake `fmt`, with their properties and custom properties
+    (module docs)."""
+    return {"pk": (PROPS, {}), **({"pkdv": (DV_PROPS, DV_CUSTOM)} if fmt == "paimon" else {})}
+
+
+def write(bootstrap: str, db: str, phase: int, fmt: str) -> None:
     conn = connect(bootstrap)
+    pks = pk_tables(fmt)
     if phase == 1:
         conn.create_database(db, if_not_exists=True)
         conn.create_table(f"{db}.logs", SCHEMA, buckets=3, properties=PROPS)
-        conn.create_table(f"{db}.pk", SCHEMA, primary_key="id", buckets=2, properties=PROPS)
-        for name in ("logs", "pk"):
+        for name, (props, custom) in pks.items():
+            conn.create_table(f"{db}.{name}", SCHEMA, primary_key="id", buckets=2,
+                              properties=props, custom_properties=custom)
+        for name in ("logs", *pks):
             await_leaders(conn.table(f"{db}.{name}"), time.time() + 60)
     appends, upserts, deletes = PHASES[phase]
-    logs, pk = conn.table(f"{db}.logs"), conn.table(f"{db}.pk")
+    logs = conn.table(f"{db}.logs")
     for b in appends:
         logs.append(batch(b))
-    if upserts:
-        pk.upsert(batch(upserts))
-    if deletes:
-        pk.delete(deletes)
+    for name in pks:
+        pk = conn.table(f"{db}.{name}")
+        if upserts:
+            pk.upsert(batch(upserts))
+        if deletes:
+            pk.delete(deletes)
     conn.close()
     print(f"lake_check: phase {phase} written: {sum(len(b) for b in appends)} appends, "
           f"{len(upserts)} upserts, {len(deletes)} deletes")
@@ -228,6 +267,26 @@ KNOWN_PK_UNION_ERROR = ('ERROR NullPointerException: Cannot invoke "java.util.Co
                         '(Object, Object)" because "comparator" is null')
 
 
+# What StatementRunner prints for Fluss 0.9.1's batch read of a table without a readable lake
+# snapshot (module docs: the deletion-vector table).
+KNOWN_NO_READABLE_ERROR = ("ERROR UnsupportedOperationException: Currently, Batch mode can only "
+                           "be supported if one lake snapshot exists for the table.")
+
+
+def fluss_snapshots() -> dict:
+    """{(table, "latest" | "readable"): snapshot id or None} as Fluss's own client reported
+    them (FlussLakeSnapshots.java's output in $LAKE_SNAPSHOTS; empty when unset)."""
+    path = os.environ.get("LAKE_SNAPSHOTS")
+    out: dict = {}
+    if not path:
+        return out
+    for line in open(path, encoding="utf-8"):
+        parts = line.split(" ", 3)
+        if len(parts) >= 3:
+            out[(parts[0], parts[1])] = None if parts[2] == "NONE" else int(parts[2])
+    return out
+
+
 def flink_blocks(path: str) -> dict:
     out, head = {}, None
     for line in open(path, encoding="utf-8"):
@@ -251,6 +310,7 @@ def check(fmt: str, bootstrap: str, db: str, flink_out: str, read_outs: list) ->
             raise SystemExit(f"lake_check: no '### ' block in {path}")
         others[first[4:].split(":", 1)[0].capitalize()] = flink_blocks(path)
     user = [f.name for f in SCHEMA]
+    snapshots = fluss_snapshots()
     failures = 0
 
     def compare(what: str, got: list, want: list) -> None:
@@ -278,7 +338,8 @@ def check(fmt: str, bootstrap: str, db: str, flink_out: str, read_outs: list) ->
             raise SystemExit(f"lake_check: no '{sql}' in {flink_out}")
         return sorted("+I[" + r[3:] if r.startswith("+U[") else r for r in rows)
 
-    for name, want in (("logs", expected_logs(3)), ("pk", expected_pk(3))):
+    pks = list(pk_tables(fmt))
+    for name, want in (("logs", expected_logs(3)), *((n, expected_pk(3)) for n in pks)):
         got = conn.table(f"{db}.{name}").read().to_pylist()
         written = flink_rows(want, user)
         compare(f"Riverlet read of {name} == rows written", flink_rows(got, user), written)
@@ -290,13 +351,21 @@ def check(fmt: str, bootstrap: str, db: str, flink_out: str, read_outs: list) ->
             print(f"lake_check: KNOWN FLUSS 0.9.1 LIMITATION: Fluss Flink SELECT * FROM pk: "
                   f"{theirs[0]}")
             continue
+        if (theirs == [KNOWN_NO_READABLE_ERROR] and (name, "readable") in snapshots
+                and snapshots[(name, "readable")] is None):
+            print(f"lake_check: KNOWN FLUSS 0.9.1 LIMITATION: Fluss's client reports no "
+                  f"readable lake snapshot of {name} (latest tiered: "
+                  f"{snapshots.get((name, 'latest'))}), and Fluss Flink SELECT * FROM {name}: "
+                  f"{theirs[0]}")
+            continue
         compare(f"Fluss Flink SELECT * FROM {name} == rows written", theirs, written)
-    for name, want in (("logs", expected_logs(1)), ("pk", expected_pk(2))):
+    for name, want in (("logs", expected_logs(1)), *((n, expected_pk(2)) for n in pks)):
         t = conn.table(f"{db}.{name}$lake")
         cols = t.schema.names
         got = t.read().to_pylist()
-        compare(f"Riverlet {name}$lake user columns == rows tiered",
-                flink_rows(got, user), flink_rows(want, user))
+        if name != "pkdv":
+            compare(f"Riverlet {name}$lake user columns == rows tiered",
+                    flink_rows(got, user), flink_rows(want, user))
         theirs = flink_of(f"SELECT * FROM `{name}$lake`")
         compare(f"Riverlet {name}$lake == Fluss Flink {name}$lake (all columns)",
                 flink_rows(got, cols), theirs)
@@ -312,9 +381,10 @@ def check(fmt: str, bootstrap: str, db: str, flink_out: str, read_outs: list) ->
 def lake_used(fmt: str, bootstrap: str, db: str, warehouse: str) -> None:
     # Primary-key tables have a union read only with Paimon: with Iceberg Riverlet reads their
     # latest view from Fluss (as Fluss's own Iceberg union read cannot merge them, module docs).
+    snapshots = fluss_snapshots()
     tables = {"logs": len(expected_logs(3))}
     if fmt == "paimon":
-        tables["pk"] = len(expected_pk(3))
+        tables.update((name, len(expected_pk(3))) for name in pk_tables(fmt))
     conn = connect(bootstrap)
     for table, want in tables.items():
         # Iceberg (Hadoop catalog): <db>/<table>/data/**/*.parquet; Paimon (filesystem
@@ -327,21 +397,42 @@ def lake_used(fmt: str, bootstrap: str, db: str, warehouse: str) -> None:
         files = sorted(glob.glob(pattern, recursive=True))
         if not files:
             raise SystemExit(f"lake_check: no data files of {db}.{table} under {warehouse}")
-        moved = files[0] + ".moved"
-        os.rename(files[0], moved)
+        if (table, "readable") in snapshots and snapshots[(table, "readable")] is None:
+            # No readable snapshot: the union read must not touch the lake at all.
+            for f in files:
+                os.rename(f, f + ".moved")
+            try:
+                n = conn.table(f"{db}.{table}").read().num_rows
+            finally:
+                for f in files:
+                    os.rename(f + ".moved", f)
+            if n != want:
+                raise SystemExit(f"lake_check: FAILED: {n} rows of {table} (of {want}) without "
+                                 f"its lake files, though Fluss reports no readable snapshot")
+            print(f"lake_check: Fluss reports no readable snapshot of {table}: without its "
+                  f"{len(files)} lake files the union read still has all {n} rows")
+            continue
+        # A deletion-vector read skips level-0 files and files whose rows are all deleted, so
+        # for pkdv every data file goes; the error names the first the read opened.
+        away = files if table == "pkdv" else files[:1]
+        names = [os.path.basename(f) for f in away]
+        for f in away:
+            os.rename(f, f + ".moved")
         try:
             rows = conn.table(f"{db}.{table}").read()
             raise SystemExit(f"lake_check: FAILED: the union read of {db}.{table} gave "
-                             f"{rows.num_rows} rows without its lake file {files[0]}: it did "
+                             f"{rows.num_rows} rows without its lake files {names}: it did "
                              f"not read the lake")
         except riverlet.RiverletError as e:
-            if os.path.basename(files[0]) not in str(e):
+            named = [n for n in names if n in str(e)]
+            if not named:
                 raise SystemExit(f"lake_check: FAILED: the read of {db}.{table} without "
-                                 f"{files[0]} failed without naming it: {e}")
-            print(f"lake_check: without {os.path.basename(files[0])} the union read of "
-                  f"{table} fails naming it")
+                                 f"{names} failed without naming one: {e}")
+            print(f"lake_check: without {len(away)} lake file(s) the union read of {table} "
+                  f"fails naming {named[0]}")
         finally:
-            os.rename(moved, files[0])
+            for f in away:
+                os.rename(f + ".moved", f)
         n = conn.table(f"{db}.{table}").read().num_rows
         if n != want:
             raise SystemExit(f"lake_check: FAILED: {n} rows of {table} once the file is back")
@@ -350,8 +441,8 @@ def lake_used(fmt: str, bootstrap: str, db: str, warehouse: str) -> None:
 
 
 def main(argv: list) -> None:
-    if len(argv) >= 4 and argv[0] == "write":
-        write(argv[1], argv[2], int(argv[3]))
+    if len(argv) in (4, 5) and argv[0] == "write":
+        write(argv[1], argv[2], int(argv[3]), argv[4] if len(argv) == 5 else "iceberg")
     elif len(argv) == 8 and argv[0] == "wait" and argv[1] in FORMATS:
         wait(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], float(argv[7]))
     elif len(argv) == 5 and argv[0] == "lake-used" and argv[1] in FORMATS:
