@@ -1,11 +1,16 @@
 //! Conversions between Java values and core values, and Arrow through the C Data Interface
-//! (structs allocated by the JVM; this side moves data in or writes data out, no copies).
+//! (structs allocated by the JVM; this side moves data in or writes data out, without copies
+//! except for slices, which Arrow Java cannot import: see `own_buffers`).
 
 use std::sync::Arc;
 
 use arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{Array, RecordBatch, RecordBatchReader, StructArray};
+use arrow_array::{
+    make_array, Array, RecordBatch, RecordBatchOptions, RecordBatchReader, StructArray,
+};
+use arrow_data::transform::MutableArrayData;
+use arrow_data::ArrayData;
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use jni::objects::{JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
@@ -169,6 +174,53 @@ pub fn import_batch(array_address: jlong, schema_address: jlong) -> JniResult<Re
     Ok(RecordBatch::from(s))
 }
 
+/// Whether `data` or any of its children starts inside its buffers (a slice): a non-zero
+/// offset, or value offsets that do not start at 0 (arrow-rs slices a string, binary or list
+/// array by slicing its offsets buffer, with offset 0).
+fn starts_inside(data: &ArrayData) -> bool {
+    use arrow_schema::DataType as T;
+    let first = |width: usize| {
+        data.buffers()
+            .first()
+            .is_some_and(|b| b.len() >= width && b.as_slice()[..width].iter().any(|x| *x != 0))
+    };
+    let sliced_offsets = match data.data_type() {
+        T::Utf8 | T::Binary | T::List(_) | T::Map(..) => first(4),
+        T::LargeUtf8 | T::LargeBinary | T::LargeList(_) => first(8),
+        _ => false,
+    };
+    data.offset() != 0 || sliced_offsets || data.child_data().iter().any(starts_inside)
+}
+
+/// `batch` with every column that starts inside its buffers (a slice of a larger batch: a
+/// scan's `batchSize` pieces, a read starting inside a log batch) copied into buffers of its
+/// own. Arrow Java's C Data import does not take a non-zero `offset`, nor value offsets that do
+/// not start at 0 (it sizes the data buffer from them and then reads out of its bounds), so such
+/// columns must not cross as they are. Other columns cross without a copy.
+fn own_buffers(batch: RecordBatch) -> Result<RecordBatch, ArrowError> {
+    if !batch.columns().iter().any(|c| starts_inside(&c.to_data())) {
+        return Ok(batch);
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|c| {
+            let data = c.to_data();
+            if !starts_inside(&data) {
+                return Ok(c.clone());
+            }
+            let mut copy = MutableArrayData::new(vec![&data], false, data.len());
+            copy.try_extend(0, 0, data.len())?;
+            Ok(make_array(copy.freeze()))
+        })
+        .collect::<Result<Vec<_>, ArrowError>>()?;
+    RecordBatch::try_new_with_options(
+        batch.schema(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
+}
+
 /// Writes `batch` into the JVM's `ArrowArray`/`ArrowSchema` structs (ownership passes to the
 /// JVM, which releases them through the structs' release callbacks).
 pub fn export_batch(
@@ -178,7 +230,7 @@ pub fn export_batch(
 ) -> JniResult<()> {
     non_null_address(array_address, "Arrow array")?;
     non_null_address(schema_address, "Arrow schema")?;
-    let data = StructArray::from(batch).into_data();
+    let data = StructArray::from(own_buffers(batch)?).into_data();
     let (array, schema) = to_ffi(&data)?;
     // SAFETY: the addresses are of zeroed (unreleased-empty) structs the JVM allocated.
     unsafe {
@@ -217,7 +269,9 @@ impl Iterator for GuardedReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         let inner = &mut self.inner;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.next())) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            inner.next().map(|b| b.and_then(own_buffers))
+        })) {
             Ok(r) => r,
             Err(_) => Some(Err(ArrowError::ExternalError(Box::new(Error::internal(
                 "panic in riverlet-jni while reading the next batch",
