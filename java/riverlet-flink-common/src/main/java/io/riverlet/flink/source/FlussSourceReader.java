@@ -36,13 +36,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the splits assigned to one subtask. A fetcher thread polls each split's subscription
- * (streaming) or bounded scan and hands over fetches of one batch each; {@link #pollNext}
+ * (streaming) or bounded scan and hands over fetches of rows; {@link #pollNext}
  * emits one fetch at a time and only then moves the split's offset to the position after it, so
  * a checkpoint (taken between two pollNext calls) always holds the offset right after the last
  * row emitted: a restored job neither loses nor repeats rows, and the converted rows waiting in
- * the queue are bounded by its capacity in batches. A bucket started in {@code full} mode emits
- * its whole snapshot (a primary-key table's KV snapshot, a lake-enabled log table's lake rows)
- * as one fetch, since those rows have no log offsets.
+ * the queue are bounded by its capacity in fetches of at most {@code FETCH_ROWS} rows. A bucket
+ * started in {@code full} mode emits its whole snapshot (a primary-key table's latest view, a
+ * lake-enabled log table's lake rows) as one fetch, since those rows have no log offsets.
  */
 public final class FlussSourceReader implements SourceReader<RowData, FlussSplit> {
 
@@ -56,6 +56,17 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
     private static final Duration FETCHER_STOP_WAIT = Duration.ofSeconds(30);
 
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+    /**
+     * The most rows one fetch converts (a bounded scan's batches, and log rows of a subscription,
+     * are cut to this size): the converted rows waiting in the queue are then at most its
+     * capacity times this, whatever the size of the server's batches (a batch written by a
+     * large writer batch can hold hundreds of thousands of rows).
+     */
+    public static final int FETCH_ROWS = 8192;
+
+    /** How many fetches wait in the queue at most. */
+    private static final int QUEUED_FETCHES = 16;
     private static final Duration MIN_POLL_TIMEOUT = Duration.ofMillis(5);
 
     /** Rows of one split, and the offset its read resumes at after them. */
@@ -93,7 +104,7 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
     private final ReadSpec spec;
     private final SourceReaderContext context;
     private final Map<String, ActiveSplit> splits = new LinkedHashMap<>();
-    private final BlockingQueue<Fetch> queue = new ArrayBlockingQueue<>(16);
+    private final BlockingQueue<Fetch> queue = new ArrayBlockingQueue<>(QUEUED_FETCHES);
     private final Object lock = new Object();
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private boolean noMoreSplits;
@@ -313,6 +324,7 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
             if (!spec.lakeView()) {
                 b.buckets(split.bucket());
             }
+            b.batchSize(FETCH_ROWS);
             if (split.partitionName() != null) {
                 b.partitions(split.partitionName());
             }
@@ -376,21 +388,27 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
                 }
                 return;
             }
-            // Log rows go out one batch per fetch, each moving the split to the offset after
-            // its last row (the last to the subscription's position), so the rows held in the
-            // queue are bounded by its capacity in batches, not by what one poll returned.
+            // Log rows go out at most FETCH_ROWS per fetch, each moving the split to the offset
+            // after its last row (the last to the subscription's position), so the rows held in
+            // the queue are bounded by its capacity, not by what one poll returned.
             for (int i = 0; i < batches.size(); i++) {
                 ChangeBatch b = batches.get(i);
-                boolean last = i == batches.size() - 1;
-                if (b.rowCount() == 0 && !last) {
+                boolean lastBatch = i == batches.size() - 1;
+                int n = b.rowCount();
+                if (n == 0 && !lastBatch) {
                     continue;
                 }
-                List<RowData> rows = convert(b.root(), b);
-                if (last) {
-                    enqueue(positionFetch(s, split, rows));
-                } else {
-                    enqueue(new Fetch(split.splitId(), rows, b.offset(b.rowCount() - 1) + 1, false, null));
-                }
+                int from = 0;
+                do {
+                    int to = Math.min(n, from + FETCH_ROWS);
+                    List<RowData> rows = convert(b.root(), b, from, to);
+                    if (lastBatch && to == n) {
+                        enqueue(positionFetch(s, split, rows));
+                    } else {
+                        enqueue(new Fetch(split.splitId(), rows, b.offset(to - 1) + 1, false, null));
+                    }
+                    from = to;
+                } while (from < n);
             }
         } finally {
             for (ChangeBatch b : batches) {
@@ -467,13 +485,17 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
      * (change columns only for $changelog).
      */
     private List<RowData> convert(VectorSchemaRoot root, ChangeBatch changes) {
-        int n = root.getRowCount();
-        List<RowData> out = new ArrayList<>(n);
+        return convert(root, changes, 0, root.getRowCount());
+    }
+
+    /** Rows {@code [from, to)} of {@code root} (of {@code changes}, when a subscription's). */
+    private List<RowData> convert(VectorSchemaRoot root, ChangeBatch changes, int from, int to) {
+        List<RowData> out = new ArrayList<>(to - from);
         int[] projection = spec.projection;
         if (spec.changelog) {
             // Full changelog rows (change columns + every data column), then the projection.
             ArrowRowReader reader = ArrowRowReader.of(root, spec.tableRowType, 0);
-            for (int r = 0; r < n; r++) {
+            for (int r = from; r < to; r++) {
                 GenericRowData full = reader.read(r);
                 out.add(project(full, projection));
             }
@@ -481,7 +503,7 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
         }
         int first = changes == null ? 0 : 3;
         ArrowRowReader reader = ArrowRowReader.of(root, spec.producedType(), first);
-        for (int r = 0; r < n; r++) {
+        for (int r = from; r < to; r++) {
             GenericRowData row = reader.read(r);
             if (changes != null) {
                 row.setRowKind(kindOf(changes.changeType(r)));
