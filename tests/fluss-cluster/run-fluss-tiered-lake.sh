@@ -233,7 +233,8 @@ if [ "${LAKE_SPARK:-1}" = 1 ]; then
   read_outs+=("$T/spark.txt")
 fi
 say "asking Fluss's own client for the tables' latest and readable lake snapshots"
-"${JVM[@]}" -cp "$READ_CP" "$LAKE/FlussLakeSnapshots.java" "$FLUSS_BOOTSTRAP" "$DB" \
+"${JVM[@]}" "-Dlog.file=$T/lake-snapshots.log" -cp "$READ_CP" "$LAKE/FlussLakeSnapshots.java" \
+  "$FLUSS_BOOTSTRAP" "$DB" \
   "$T/lake-snapshots.txt" logs "${PK_TABLES[@]}" >"$T/lake-snapshots.out" 2>&1 ||
   { tail -n 40 "$T/lake-snapshots.out" >&2; die "FlussLakeSnapshots failed"; }
 sed 's/^/    fluss client: /' "$T/lake-snapshots.txt" >&2
