@@ -20,7 +20,19 @@ const LAKE_PROPS: [(&str, &str); 2] = [
 /// Removes every data file (not the metadata) of Paimon table `db.table` under `warehouse`:
 /// the bucket directories (`bucket-N`) hold them.
 fn remove_lake_data(warehouse: &std::path::Path, db: &str, table: &str) -> usize {
+    remove_lake_data_but(warehouse, db, table, None)
+}
+
+/// [`remove_lake_data`], but not the files under the partition directory `keep` (relative to
+/// the table, e.g. `symbol=MSFT/account_id=3`) when given.
+fn remove_lake_data_but(
+    warehouse: &std::path::Path,
+    db: &str,
+    table: &str,
+    keep: Option<&std::path::Path>,
+) -> usize {
     let dir = warehouse.join(format!("{db}.db")).join(table);
+    let kept = keep.map(|k| dir.join(k));
     let mut removed = 0;
     let mut stack = vec![dir.clone()];
     while let Some(d) = stack.pop() {
@@ -28,7 +40,8 @@ fn remove_lake_data(warehouse: &std::path::Path, db: &str, table: &str) -> usize
             let p = e.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().to_string();
             if p.is_dir() {
-                if name.starts_with("bucket-") || name.contains('=') {
+                let data_dir = name.starts_with("bucket-") || name.contains('=');
+                if data_dir && !kept.as_ref().is_some_and(|k| p.starts_with(k)) {
                     stack.push(p);
                 }
             } else if d != dir {
@@ -154,35 +167,6 @@ async fn partitioned_union_reads_on_paimon() {
         remove_lake_data(&wh, &path.database, &path.table)
     })
     .await;
-}
-
-/// Removes the data files of Paimon table `db.table` under `warehouse` that are not in the
-/// partition directory `keep` (relative to the table, e.g. `symbol=MSFT/account_id=3`).
-fn remove_lake_data_but(
-    warehouse: &std::path::Path,
-    db: &str,
-    table: &str,
-    keep: &std::path::Path,
-) -> usize {
-    let dir = warehouse.join(format!("{db}.db")).join(table);
-    let kept = dir.join(keep);
-    let mut removed = 0;
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().to_string();
-            if p.is_dir() {
-                if (name.starts_with("bucket-") || name.contains('=')) && !p.starts_with(&kept) {
-                    stack.push(p);
-                }
-            } else if d != dir {
-                std::fs::remove_file(&p).unwrap();
-                removed += 1;
-            }
-        }
-    }
-    removed
 }
 
 /// A read of some partitions plans only their Paimon splits: with every other partition's
@@ -318,13 +302,13 @@ async fn paimon_reads_of_some_partitions_read_only_their_files() {
 
     // Without the other partitions' data files, the same reads give the same rows.
     let keep = std::path::Path::new("symbol=MSFT/account_id=3");
-    assert!(remove_lake_data_but(&wh, &path.database, &path.table, keep) > 0);
+    assert!(remove_lake_data_but(&wh, &path.database, &path.table, Some(keep)) > 0);
     assert!(
         remove_lake_data_but(
             &wh,
             &kv_path.database,
             &kv_path.table,
-            std::path::Path::new("region=east")
+            Some(std::path::Path::new("region=east"))
         ) > 0
     );
     assert_eq!(
