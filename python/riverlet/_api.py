@@ -448,6 +448,22 @@ class Connection(_ClosesNative):
         """Deletes a producer's registration (deleting none is not an error)."""
         self._native.delete_producer_offsets(producer_id)
 
+    def lake_snapshot(
+        self, name: str, snapshot_id: Optional[int] = None, *, readable: bool = False
+    ) -> Optional[dict[str, Any]]:
+        """How far a lake-enabled table is tiered: its latest lake snapshot (Fluss's
+        ``getLatestLakeSnapshot``), the one with ``snapshot_id``, or with ``readable=True`` the
+        one union reads take (``getReadableLakeSnapshot``: for a Paimon deletion-vector table it
+        can be older than the latest, or missing).
+
+        Returns ``{"table_id", "snapshot_id", "buckets"}``, each bucket a dict with
+        ``partition_id`` (None for a table without partitions), ``bucket`` and ``log_offset``
+        (the lake holds the bucket's records before it; None: nothing tiered yet), or None when
+        the table has no such snapshot. A missing table raises ``NotFoundError``; asking
+        for both ``snapshot_id`` and ``readable`` raises ``InvalidArgumentError``.
+        """
+        return self._native.lake_snapshot(name, snapshot_id, readable)
+
     def list_partitions(self, name: str) -> list[dict[str, Any]]:
         """The partitions of a table: dicts with ``id``, ``name`` and ``spec``."""
         return self._native.list_partitions(name)

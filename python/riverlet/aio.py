@@ -390,6 +390,12 @@ class Connection(_AsyncCloses):
         """Whether table ``"db.table"`` exists."""
         return await _call(self.sync.table_exists, name)
 
+    async def lake_snapshot(
+        self, name: str, snapshot_id: Optional[int] = None, *, readable: bool = False
+    ) -> Optional[dict[str, Any]]:
+        """See :meth:`riverlet.Connection.lake_snapshot`."""
+        return await _call(self.sync.lake_snapshot, name, snapshot_id, readable=readable)
+
     async def list_partitions(self, name: str) -> list[dict[str, Any]]:
         """The partitions of a table: dicts with ``id``, ``name`` and ``spec``."""
         return await _call(self.sync.list_partitions, name)

@@ -370,6 +370,42 @@ impl PyConnection {
             .py_err()
     }
 
+    /// A lake-enabled table's lake snapshot as a dict (`table_id`, `snapshot_id`, `buckets`:
+    /// dicts with `partition_id`, `bucket`, `log_offset`), or None when it has none.
+    #[pyo3(signature = (name, snapshot_id = None, readable = false))]
+    fn lake_snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        snapshot_id: Option<i64>,
+        readable: bool,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let admin = self.admin()?;
+        let path = parse_path(&name)?;
+        let Some(s) = py
+            .detach(|| admin.lake_snapshot(&path, snapshot_id, readable))
+            .py_err()?
+        else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("table_id", s.table_id)?;
+        d.set_item("snapshot_id", s.snapshot_id)?;
+        let buckets = s
+            .buckets
+            .iter()
+            .map(|b| {
+                let e = PyDict::new(py);
+                e.set_item("partition_id", b.partition_id)?;
+                e.set_item("bucket", b.bucket)?;
+                e.set_item("log_offset", b.log_offset)?;
+                Ok(e)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("buckets", buckets)?;
+        Ok(Some(d))
+    }
+
     /// The partitions of a table: dicts with `id`, `name` and `spec` (key -> value).
     fn list_partitions<'py>(
         &self,

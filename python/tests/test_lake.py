@@ -79,6 +79,8 @@ def test_lake_views_and_union_read(tmp_path, fmt: str) -> None:
         t.append(pa.Table.from_pylist(first, schema=SCHEMA))
         assert conn.table("finance.trades$lake").read().num_rows == 0
         assert conn.table("finance.trades$lake$snapshots").read().num_rows == 0
+        assert conn.lake_snapshot("finance.trades") is None
+        assert conn.lake_snapshot("finance.trades", readable=True) is None
 
         server.commit_lake()
         t.append(pa.Table.from_pylist(second, schema=SCHEMA))
@@ -106,10 +108,28 @@ def test_lake_views_and_union_read(tmp_path, fmt: str) -> None:
             ids = snaps["snapshot_id"].to_pylist()
             assert len(set(ids)) == 2 and snaps["parent_id"].to_pylist() == [None, ids[0]]
         else:  # Paimon's t$snapshots
-            assert snaps["snapshot_id"].to_pylist() == [1, 2]
+            ids = snaps["snapshot_id"].to_pylist()
+            assert ids == [1, 2]
             assert snaps["commit_kind"].to_pylist() == ["APPEND", "APPEND"]
             assert snaps["commit_user"].to_pylist() == ["__fluss_lake_tiering"] * 2
             assert snaps["total_record_count"].to_pylist() == [len(first), len(in_lake)]
+
+        # How far the table is tiered: each bucket's log offset the lake holds records before
+        # (one record per row here), the latest snapshot being the second commit's.
+        latest = conn.lake_snapshot("finance.trades")
+        assert latest is not None
+        assert (latest["table_id"], latest["snapshot_id"]) == (t.table_id, ids[1])
+        assert sorted(b["bucket"] for b in latest["buckets"]) == [0, 1, 2]
+        assert all(b["partition_id"] is None for b in latest["buckets"])
+        assert sum(b["log_offset"] or 0 for b in latest["buckets"]) == len(in_lake)
+        assert conn.lake_snapshot("finance.trades", readable=True) == latest
+        older = conn.lake_snapshot("finance.trades", ids[0])
+        assert older is not None and older["snapshot_id"] == ids[0]
+        assert sum(b["log_offset"] or 0 for b in older["buckets"]) == len(first)
+        with pytest.raises(riverlet.InvalidArgumentError, match="not both"):
+            conn.lake_snapshot("finance.trades", ids[0], readable=True)
+        with pytest.raises(riverlet.NotFoundError, match="nope"):
+            conn.lake_snapshot("finance.nope")
 
         union = t.read()
         assert multiset(union) == multiset(pa.Table.from_pylist(everything, schema=SCHEMA))
@@ -125,6 +145,7 @@ def test_lake_views_and_union_read(tmp_path, fmt: str) -> None:
         conn.create_table("finance.plain", SCHEMA)
         with pytest.raises(riverlet.NotFoundError, match="not lake-enabled"):
             conn.table("finance.plain$lake").read()
+        assert conn.lake_snapshot("finance.plain") is None
 
 
 def test_paimon_primary_key_union_read(tmp_path) -> None:

@@ -189,6 +189,17 @@ impl Admin {
     ) -> Result<Option<crate::client::ProducerOffsets>> {
         run(self.inner.get_producer_offsets(producer_id))
     }
+    /// A lake-enabled table's latest lake snapshot, the one with `snapshot_id`, or with
+    /// `readable` the one union reads take; None when it has none (see
+    /// [`crate::client::Admin::find_lake_snapshot`]).
+    pub fn lake_snapshot(
+        &self,
+        path: &TablePath,
+        snapshot_id: Option<i64>,
+        readable: bool,
+    ) -> Result<Option<crate::client::LakeSnapshot>> {
+        run(self.inner.find_lake_snapshot(path, snapshot_id, readable))
+    }
     /// Deletes a producer's registered offsets (see
     /// [`crate::client::Admin::delete_producer_offsets`]).
     pub fn delete_producer_offsets(&self, producer_id: &str) -> Result<()> {

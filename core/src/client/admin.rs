@@ -356,6 +356,34 @@ impl Admin {
         self.get_lake_snapshot(path, None, Some(true)).await
     }
 
+    /// [`Admin::lake_snapshot`] (`readable` false) or [`Admin::readable_lake_snapshot`]
+    /// (`readable` true, no `snapshot_id`), with None where the table has no such snapshot
+    /// (Fluss's LAKE_SNAPSHOT_NOT_EXIST; a missing table stays an error).
+    pub async fn find_lake_snapshot(
+        &self,
+        path: &TablePath,
+        snapshot_id: Option<i64>,
+        readable: bool,
+    ) -> Result<Option<LakeSnapshot>> {
+        if readable && snapshot_id.is_some() {
+            crate::bail_invalid!(
+                "lake snapshot of table '{path}': ask for the readable snapshot or for snapshot \
+                 {} by id, not both",
+                snapshot_id.unwrap_or_default()
+            );
+        }
+        let found = if readable {
+            self.readable_lake_snapshot(path).await
+        } else {
+            self.lake_snapshot(path, snapshot_id).await
+        };
+        match found {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.fluss_code() == Some(codes::LAKE_SNAPSHOT_NOT_EXIST) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     async fn get_lake_snapshot(
         &self,
         path: &TablePath,

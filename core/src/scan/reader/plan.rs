@@ -159,16 +159,11 @@ pub(crate) fn pk_union_candidate(table: &Table) -> bool {
 /// the table has none yet, read the log only).
 #[cfg(feature = "lake")]
 pub(crate) async fn union_snapshot(table: &Table) -> Result<Option<crate::client::LakeSnapshot>> {
-    match table
+    table
         .conn
         .admin()
-        .readable_lake_snapshot(&table.info.table_path)
+        .find_lake_snapshot(&table.info.table_path, None, true)
         .await
-    {
-        Ok(s) => Ok(Some(s)),
-        Err(e) if e.kind() == crate::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
 }
 
 /// Without feature `lake` a plain read is the Fluss log's.
