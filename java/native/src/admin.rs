@@ -563,6 +563,42 @@ pub extern "system" fn Java_io_riverlet_NativeMethods_getProducerOffsets<'l>(
     })
 }
 
+/// A lake snapshot of a table (the latest, `snapshot_id`'s when `by_id`, or the readable one),
+/// flat: `[table id, snapshot id, then per bucket with an offset: has partition, partition
+/// id, bucket, log offset]`; null when the table has none.
+#[no_mangle]
+pub extern "system" fn Java_io_riverlet_NativeMethods_lakeSnapshot<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    h: jlong,
+    name: JString<'l>,
+    by_id: jboolean,
+    snapshot_id: jlong,
+    readable: jboolean,
+) -> jlongArray {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        let path = path(env, &name)?;
+        let id = (by_id != 0).then_some(snapshot_id);
+        let Some(s) = admin(h)?.lake_snapshot(&path, id, readable != 0)? else {
+            return Ok(std::ptr::null_mut());
+        };
+        let mut flat = vec![s.table_id, s.snapshot_id];
+        for b in &s.buckets {
+            // a bucket nothing was tiered from yet has no offset: left out, as Fluss's
+            // LakeSnapshot leaves it out of its bucket offsets
+            if let Some(offset) = b.log_offset {
+                flat.extend([
+                    i64::from(b.partition_id.is_some()),
+                    b.partition_id.unwrap_or(0),
+                    i64::from(b.bucket),
+                    offset,
+                ]);
+            }
+        }
+        Ok(new_long_array(env, &flat)?.into_raw())
+    })
+}
+
 /// Deletes a producer's registration.
 #[no_mangle]
 pub extern "system" fn Java_io_riverlet_NativeMethods_deleteProducerOffsets<'l>(

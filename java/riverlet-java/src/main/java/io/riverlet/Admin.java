@@ -261,6 +261,60 @@ public final class Admin implements AutoCloseable {
   }
 
   /**
+   * How far a lake-enabled table is tiered: its latest lake snapshot, as Fluss's {@code
+   * Admin.getLatestLakeSnapshot} reports it.
+   *
+   * @param dbDotTable the table, {@code "db.table"}
+   * @return the snapshot, or {@code null} when the table has none (nothing tiered yet, or not
+   *     lake-enabled)
+   * @throws RiverletException for a missing table (named)
+   */
+  public LakeSnapshot lakeSnapshot(String dbDotTable) {
+    return lakeSnapshot(dbDotTable, false, 0, false);
+  }
+
+  /**
+   * The lake snapshot {@code snapshotId} of a lake-enabled table ({@code
+   * Admin.getLakeSnapshot}).
+   *
+   * @param dbDotTable the table, {@code "db.table"}
+   * @param snapshotId the lake's snapshot id
+   * @return the snapshot, or {@code null} when the table has no such snapshot
+   * @throws RiverletException for a missing table (named)
+   */
+  public LakeSnapshot lakeSnapshot(String dbDotTable, long snapshotId) {
+    return lakeSnapshot(dbDotTable, true, snapshotId, false);
+  }
+
+  /**
+   * The lake snapshot union reads take ({@code Admin.getReadableLakeSnapshot}): the latest,
+   * except for a Paimon deletion-vector table, whose readable snapshot can be older or missing.
+   *
+   * @param dbDotTable the table, {@code "db.table"}
+   * @return the snapshot, or {@code null} when the table has none
+   * @throws RiverletException for a missing table (named)
+   */
+  public LakeSnapshot readableLakeSnapshot(String dbDotTable) {
+    return lakeSnapshot(dbDotTable, false, 0, true);
+  }
+
+  private LakeSnapshot lakeSnapshot(
+      String dbDotTable, boolean byId, long snapshotId, boolean readable) {
+    Objects.requireNonNull(dbDotTable, "table name");
+    long[] flat = handle.call(
+        a -> NativeMethods.lakeSnapshot(a, dbDotTable, byId, snapshotId, readable));
+    if (flat == null) {
+      return null;
+    }
+    List<BucketOffset> buckets = new ArrayList<>();
+    for (int i = 2; i + 3 < flat.length; i += 4) {
+      Long partition = flat[i] != 0 ? flat[i + 1] : null;
+      buckets.add(new BucketOffset(partition, (int) flat[i + 2], flat[i + 3]));
+    }
+    return new LakeSnapshot(flat[0], flat[1], buckets);
+  }
+
+  /**
    * Deletes a producer's registration (none to delete is not an error).
    *
    * @param producerId the producer id

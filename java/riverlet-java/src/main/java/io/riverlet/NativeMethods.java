@@ -72,6 +72,9 @@ final class NativeMethods {
 
   static native void deleteProducerOffsets(long admin, String producerId);
 
+  static native long[] lakeSnapshot(
+      long admin, String name, boolean byId, long snapshotId, boolean readable);
+
   static native String[] describeClusterConfigs(long admin);
 
   static native void alterClusterConfigs(long admin, String[] setPairs, String[] deleteKeys);

@@ -3,6 +3,7 @@ package io.riverlet;
 import static io.riverlet.TestSupport.readAll;
 import static io.riverlet.TestSupport.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,7 +68,20 @@ class LakeReadsTest {
           t.append(r);
         }
         t.flush();
+        assertNull(admin.lakeSnapshot("lake.events"));
+        assertNull(admin.readableLakeSnapshot("lake.events"));
         server.commitLake();
+        // The commit's snapshot: each bucket's offset is where its log stood (one record per
+        // row here), so together they count the rows tiered.
+        LakeSnapshot tiered = admin.lakeSnapshot("lake.events");
+        assertEquals(t.info().tableId(), tiered.tableId());
+        assertEquals(first.length,
+            tiered.bucketOffsets().stream().mapToLong(BucketOffset::offset).sum());
+        assertTrue(tiered.bucketOffsets().stream().allMatch(b -> b.partitionId() == null));
+        assertEquals(tiered, admin.readableLakeSnapshot("lake.events"));
+        assertEquals(tiered, admin.lakeSnapshot("lake.events", tiered.snapshotId()));
+        assertNull(admin.lakeSnapshot("lake.events", tiered.snapshotId() + 12345));
+        assertThrows(NotFoundException.class, () -> admin.lakeSnapshot("lake.nope"));
         try (VectorSchemaRoot r = rows(conn.allocator(), second)) {
           t.append(r);
         }
