@@ -211,9 +211,7 @@ pub(crate) fn partition_runs(
         let col = batch
             .column_by_name(k)
             .ok_or_else(|| lake_err("lake rows", format!("no partition column {k}")))?;
-        let s = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
-            .map_err(|e| lake_err(format!("partition column {k}"), e))?;
-        values.push(s);
+        values.push(partition_value_texts(col, k)?);
     }
     let strings: Vec<&arrow_array::StringArray> = values
         .iter()
@@ -238,6 +236,17 @@ pub(crate) fn partition_runs(
         }
     }
     Ok(runs)
+}
+
+/// The text of each partition value of column `key` in a Fluss partition name: the value cast
+/// to a string (dates `yyyy-MM-dd`), the one rule for lake rows ([`partition_runs`]) and lake
+/// files' partition rows (the Paimon reads' plan).
+pub(crate) fn partition_value_texts(
+    col: &arrow_array::ArrayRef,
+    key: &str,
+) -> Result<arrow_array::ArrayRef> {
+    arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
+        .map_err(|e| lake_err(format!("partition column {key}"), e))
 }
 
 /// The rows of `batch` in one of the partitions Fluss names `names` (see

@@ -383,15 +383,19 @@ impl PlannedRead {
 }
 
 /// The Fluss name of the partition whose Paimon partition row is `row` (the values of the
-/// partition `keys` as text, joined by `$`: the rule [`super::partition_runs`] applies to the
-/// rows), so a read of some partitions plans only their splits. None when the table has no
-/// partitions, or when a value is null or of a type whose text is not told here (such a
-/// split is read, and its rows matched by name).
+/// partition `keys` as text, by [`super::partition_value_texts`], joined by `$`, as
+/// [`super::partition_runs`] names the rows), so a read of some partitions plans only their
+/// splits. None when the table has no partitions, or when a value is null or of a type not
+/// mapped here (such a split is read, and its rows matched by name).
 fn partition_name(
     schema: &paimon::spec::TableSchema,
     keys: &[String],
     row: &paimon::spec::BinaryRow,
 ) -> Option<String> {
+    use arrow_array::{
+        ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
+        StringArray,
+    };
     use paimon::spec::Datum;
     if keys.is_empty() {
         return None;
@@ -401,27 +405,23 @@ fn partition_name(
     for k in keys {
         let pos = paimon_keys.iter().position(|p| p == k)?;
         let field = schema.fields().iter().find(|f| f.name() == k)?;
-        let text = match row.get_datum(pos, field.data_type()).ok()?? {
-            Datum::String(s) => s,
-            Datum::Bool(b) => b.to_string(),
-            Datum::TinyInt(v) => v.to_string(),
-            Datum::SmallInt(v) => v.to_string(),
-            Datum::Int(v) => v.to_string(),
-            Datum::Long(v) => v.to_string(),
-            Datum::Date(days) => chrono::NaiveDate::from_num_days_from_ce_opt(
-                days.checked_add(DAYS_FROM_CE_TO_UNIX_EPOCH)?,
-            )?
-            .format("%Y-%m-%d")
-            .to_string(),
+        // the value as a one-row column of the type the lake rows carry it in
+        let one: ArrayRef = match row.get_datum(pos, field.data_type()).ok()?? {
+            Datum::String(v) => Arc::new(StringArray::from(vec![v])),
+            Datum::Bool(v) => Arc::new(BooleanArray::from(vec![v])),
+            Datum::TinyInt(v) => Arc::new(Int8Array::from(vec![v])),
+            Datum::SmallInt(v) => Arc::new(Int16Array::from(vec![v])),
+            Datum::Int(v) => Arc::new(Int32Array::from(vec![v])),
+            Datum::Long(v) => Arc::new(Int64Array::from(vec![v])),
+            Datum::Date(days) => Arc::new(Date32Array::from(vec![days])),
             _ => return None,
         };
-        values.push(text);
+        let text = super::partition_value_texts(&one, k).ok()?;
+        let text = text.as_any().downcast_ref::<StringArray>()?;
+        values.push(text.value(0).to_string());
     }
     Some(values.join(crate::metadata::table::PARTITION_NAME_SEPARATOR))
 }
-
-/// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.
-const DAYS_FROM_CE_TO_UNIX_EPOCH: i32 = 719_163;
 
 /// A primary-key union read's planned snapshot (see [`PlannedRead`]) of `table`.
 pub(super) async fn plan_bucket_states(
