@@ -198,9 +198,7 @@ fn starts_inside(data: &ArrayData) -> bool {
 /// not start at 0 (it sizes the data buffer from them and then reads out of its bounds), so such
 /// columns must not cross as they are. Other columns cross without a copy.
 fn own_buffers(batch: RecordBatch) -> Result<RecordBatch, ArrowError> {
-    if !batch.columns().iter().any(|c| starts_inside(&c.to_data())) {
-        return Ok(batch);
-    }
+    let mut copied = false;
     let columns = batch
         .columns()
         .iter()
@@ -209,11 +207,15 @@ fn own_buffers(batch: RecordBatch) -> Result<RecordBatch, ArrowError> {
             if !starts_inside(&data) {
                 return Ok(c.clone());
             }
+            copied = true;
             let mut copy = MutableArrayData::new(vec![&data], false, data.len());
             copy.try_extend(0, 0, data.len())?;
             Ok(make_array(copy.freeze()))
         })
         .collect::<Result<Vec<_>, ArrowError>>()?;
+    if !copied {
+        return Ok(batch);
+    }
     RecordBatch::try_new_with_options(
         batch.schema(),
         columns,
