@@ -58,10 +58,10 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
     /**
-     * The most rows one fetch converts (a bounded scan's batches, and log rows of a subscription,
-     * are cut to this size): the converted rows waiting in the queue are then at most its
-     * capacity times this, whatever the size of the server's batches (a batch written by a
-     * large writer batch can hold hundreds of thousands of rows).
+     * The most rows one fetch converts (a bounded scan's batches and a subscription's log
+     * batches are handed over in pieces of this size): the converted rows waiting in the queue
+     * are then at most its capacity times this, whatever the size of the server's batches (a
+     * batch written by a large writer batch can hold hundreds of thousands of rows).
      */
     public static final int FETCH_ROWS = 8192;
 
@@ -324,15 +324,20 @@ public final class FlussSourceReader implements SourceReader<RowData, FlussSplit
             if (!spec.lakeView()) {
                 b.buckets(split.bucket());
             }
-            b.batchSize(FETCH_ROWS);
             if (split.partitionName() != null) {
                 b.partitions(split.partitionName());
             }
             s.scan = table.scan(b.build());
         }
         if (s.scan.loadNextBatch()) {
+            // In pieces of at most FETCH_ROWS rows, each converted before the next batch is
+            // loaded into the same root (a bounded read has no offsets to checkpoint).
             VectorSchemaRoot root = s.scan.getVectorSchemaRoot();
-            enqueue(new Fetch(split.splitId(), convert(root, null), Long.MIN_VALUE, false, null));
+            int n = root.getRowCount();
+            for (int from = 0; from < n; from += FETCH_ROWS) {
+                List<RowData> rows = convert(root, null, from, Math.min(n, from + FETCH_ROWS));
+                enqueue(new Fetch(split.splitId(), rows, Long.MIN_VALUE, false, null));
+            }
         } else {
             s.scan.close();
             s.scan = null;
