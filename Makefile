@@ -26,20 +26,36 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-# Benchmarks (benches/run.py, then benches/server_vs_fluss.py: the embedded server against
-# Apache Fluss 0.9.1, which starts the tests/fluss-cluster JVMs, so it needs Java 17 and Maven
-# Central); both write benches/RESULTS.md. BENCH_ARGS="--rows 1000000" for a short run.
+# Benchmarks, one after the other, each writing its section of benches/RESULTS.md (benches/README.md
+# says what each measures): the Python client against pyfluss (run.py), the embedded server
+# against Apache Fluss 0.9.1 (server_vs_fluss.py), the Flight SQL gateway against the direct
+# binding (flight/run.py), Spark SQL against Parquet and, given FLUSS_SPARK_JAR (built from
+# Fluss's source release, benches/README.md), against Fluss's Spark connector (spark/run.py), and
+# the Flink connector against Fluss's on the embedded server and on a 3-server Apache Fluss
+# 0.9.1 cluster (flink/run.py); then benches/ratios.py prints every ratio, marking any section this run did not
+# write. The Fluss parts start the tests/fluss-cluster JVMs: Java 17 and Maven Central. About
+# 45 min on 2 quiet cores plus the release builds. *_BENCH_ARGS pass options to each, e.g.
+# BENCH_ARGS="--rows 1000000"; BENCH_ONLY=1 runs run.py and server_vs_fluss.py only (~8 min).
 # Its own venv: the test suite's .venv pins other pandas than pyfluss, so it has no pyfluss.
 BENCH_VENV ?= .venv-bench
 BENCH_PYTHON ?= $(BENCH_VENV)/bin/python
+FLUSS_SPARK_JAR ?=
+FLINK_BENCH_ARGS ?= --servers riverlet,fluss-3x3 --rows 5000000 --probes 200000 --rounds 1 --warmup-rows 500000
 bench-venv:
 	@test -x $(BENCH_PYTHON) || python3.11 -m venv $(BENCH_VENV)
 	@$(BENCH_PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements-interop.txt \
 	  -r benches/requirements.txt "maturin>=1.16,<2"
 
 bench: bench-venv
-	$(BENCH_PYTHON) benches/run.py $(BENCH_ARGS)
-	$(BENCH_PYTHON) benches/server_vs_fluss.py $(SERVER_BENCH_ARGS)
+	@set -e; since="$$(date '+%Y-%m-%d %H:%M')"; \
+	$(BENCH_PYTHON) benches/run.py $(BENCH_ARGS); \
+	$(BENCH_PYTHON) benches/server_vs_fluss.py $(SERVER_BENCH_ARGS); \
+	if [ -z "$(BENCH_ONLY)" ]; then \
+	  $(BENCH_PYTHON) benches/flight/run.py --python $(BENCH_PYTHON) $(FLIGHT_BENCH_ARGS); \
+	  python3 benches/spark/run.py $(if $(FLUSS_SPARK_JAR),--fluss-jar $(FLUSS_SPARK_JAR)) $(SPARK_BENCH_ARGS); \
+	  python3 benches/flink/run.py $(FLINK_BENCH_ARGS); \
+	fi; \
+	python3 benches/ratios.py --since "$$since"
 
 # How cost grows, drawn (benches/curves.py): scan, append, time-range, lookup and server memory
 # against rows, buckets, columns, window width, table size and data size, Riverlet against

@@ -743,6 +743,26 @@ def report(res: dict, contenders: list[str]) -> tuple[str, list[str]]:
         ratios.insert(0, line)
         p(f"**Ratio:** {line}.")
         p("")
+    # Issue 34, item 1: a read into a table should hold little beyond the Arrow bytes it returns.
+    # The process's own idle RSS (interpreter, pyarrow, the extension; section 6's 'idle' run)
+    # is shown apart, since no scan can shrink it.
+    rss_notes = []
+    for c in contenders:
+        if not res["scan"][c]:
+            continue
+        peak = statistics.median(r["maxrss_kib"] for r in res["scan"][c]) * 1024
+        idle_runs = (res.get("idle") or {}).get(c) or []
+        note = f"{c} {peak / arrow_bytes:.2f}x"
+        if idle_runs:
+            idle_b = idle_runs[0]["maxrss_kib"] * 1024
+            note += (f" ({(peak - idle_b) / arrow_bytes:.2f}x above its idle process of "
+                     f"{idle_b / 2**20:.0f} MiB)")
+        rss_notes.append(note)
+    if rss_notes:
+        line = "full-scan peak RSS / Arrow bytes returned: " + ", ".join(rss_notes)
+        ratios.append(line)
+        p(f"**Memory:** {line}.")
+        p("")
     p("The ceiling program (benches/tcp_ceiling.rs, std only, `rustc -O`) pushes exactly the "
       f"{wire / 1e6:.1f} MB of the table's log segments from one thread to another over 127.0.0.1 "
       "in 1 MiB writes, no framing and no decoding; 'fresh' receives into one newly mapped buffer "
