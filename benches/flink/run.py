@@ -28,6 +28,7 @@ import glob
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -73,8 +74,10 @@ def classpaths(offline: bool, tmp: Path) -> dict[str, str]:
     if not jars:
         sys.exit("no java/riverlet-flink-1.20/target JAR: drop --no-build")
     # A copy: a Maven build running meanwhile (another module, the debug library) cannot swap it.
-    jar = tmp / Path(jars[0]).name
-    shutil.copy(jars[0], jar)
+    # The newest: `make dist` leaves release-versioned JARs beside the development build's.
+    newest = max(jars, key=os.path.getmtime)
+    jar = tmp / Path(newest).name
+    shutil.copy(newest, jar)
     base, fluss = tmp / "cp-base.txt", tmp / "cp-fluss.txt"
     sh(mvn(offline) + ["-f", str(COMPARE), "dependency:build-classpath", f"-Dmdep.outputFile={base}"])
     sh(mvn(offline) + ["-f", str(COMPARE), "-Pfluss", "dependency:build-classpath",
@@ -85,17 +88,31 @@ def classpaths(offline: bool, tmp: Path) -> dict[str, str]:
 
 
 class FlussCluster:
-    label = "Apache Fluss 0.9.1 (tests/fluss-cluster, 3 JVMs)"
+    """Apache Fluss 0.9.1 of tests/fluss-cluster/start.sh: `tablets` tablet servers, tables
+    replicated `replication` times (Fluss's default.replication.factor)."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, tablets: int = 1, replication: int = 1):
         self.workdir = workdir
-        out = sh(["bash", "tests/fluss-cluster/start.sh", str(workdir)])
+        self.label = (f"Apache Fluss 0.9.1 (tests/fluss-cluster: ZooKeeper, a coordinator and "
+                      f"{tablets} tablet server{'s' if tablets > 1 else ''}, one JVM each; "
+                      f"replication factor {replication})")
+        out = sh(["bash", "tests/fluss-cluster/start.sh", "--tablets", str(tablets),
+                  "--replication", str(replication), str(workdir)])
         env = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
         self.bootstrap = env["FLUSS_BOOTSTRAP"]
 
     def stop(self) -> None:
         subprocess.run(["bash", "tests/fluss-cluster/stop.sh", "--clean", str(self.workdir)],
                        cwd=ROOT, check=False)
+
+
+def fluss_shape(name: str) -> tuple[int, int] | None:
+    """(tablet servers, replication factor) of `fluss-NxR`; None for any other name."""
+    m = re.fullmatch(r"fluss-(\d+)x(\d+)", name)
+    if not m:
+        return None
+    tablets, replication = int(m.group(1)), int(m.group(2))
+    return (tablets, replication) if 1 <= replication <= tablets <= 9 else None
 
 
 def main() -> None:
@@ -107,7 +124,9 @@ def main() -> None:
     ap.add_argument("--warmup-rows", type=int, metavar="K",
                     help="rows of each JVM's warm-up run (and K/10 probe rows); default N (and M)")
     ap.add_argument("--xmx", default="2g", help="heap of each bench JVM (-Xmx), the same for both")
-    ap.add_argument("--servers", default="riverlet", help="riverlet and/or fluss, comma-separated")
+    ap.add_argument("--servers", default="riverlet",
+                    help="comma-separated: riverlet (riverlet serve), fluss (Apache Fluss 0.9.1, one "
+                         "tablet server), fluss-NxR (N tablet servers, replication factor R)")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--online", action="store_true", help="let Maven download (default: -o)")
     ap.add_argument("--out", default=str(ROOT / "benches" / "RESULTS.md"))
@@ -117,6 +136,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.warmup_rows is not None and args.warmup_rows <= 0:
         ap.error("--warmup-rows must be positive")
+    for name in args.servers.split(","):
+        if name not in ("riverlet", "fluss") and fluss_shape(name) is None:
+            ap.error(f"--servers: {name!r} is not riverlet, fluss or fluss-NxR (e.g. fluss-3x3)")
     if args.report_only:
         write_report(json.loads(Path(args.report_only).read_text()), Path(args.out))
         return
@@ -142,7 +164,7 @@ def main() -> None:
             "-cp", cps["base"], "-proc:none", str(HERE / "FlinkBench.java")])
         for server_name in args.servers.split(","):
             server = (RiverletServe(tmp / "data", remove_data_on_stop=True) if server_name == "riverlet"
-                      else FlussCluster(tmp / "fluss"))
+                      else FlussCluster(tmp / server_name, *(fluss_shape(server_name) or (1, 1))))
             labels[server_name] = server.label
             res = results.setdefault(server_name, {"fluss": [], "riverlet": []})
             try:

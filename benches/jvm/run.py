@@ -60,7 +60,8 @@ def java_classpath() -> str:
         sh(["mvn", "-B", "-q", "-f", "java/pom.xml", "-pl", "riverlet-java", "dependency:build-classpath",
             "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={f.name}"])
         deps = Path(f.name).read_text().strip()
-    return os.pathsep.join([jars[0], deps])
+    # The newest: `make dist` leaves release-versioned JARs beside the development build's.
+    return os.pathsep.join([max(jars, key=os.path.getmtime), deps])
 
 
 def runs_of(output: str) -> list[dict]:

@@ -74,7 +74,8 @@ def classpath() -> str:
     cp_file = ROOT / f"java/{MODULE}/target/bench.classpath"
     if not jars or not cp_file.exists():
         sys.exit(f"no java/{MODULE}/target JAR and class path: drop --no-build")
-    return os.pathsep.join([jars[0], cp_file.read_text().strip()])
+    # The newest: `make dist` leaves release-versioned JARs beside the development build's.
+    return os.pathsep.join([max(jars, key=os.path.getmtime), cp_file.read_text().strip()])
 
 
 def copy_jar(cp: str, tmp: Path) -> str:
