@@ -2,12 +2,14 @@
 //! carved from large blocks shared by the batches of a read that keeps all of them.
 //!
 //! A read into a table (Python's `read()`, a collect) keeps every decoded batch until the end,
-//! so its memory is hundreds of MB of fresh pages. Touching them one 4 KiB page at a time
-//! costs a page fault each (~100k for 400 MB, a sixth of the client's CPU in a full scan,
-//! benches/PROFILE.md). Such a read carves its batches from blocks that grow from 256 KiB to
-//! 8 MiB; blocks of 2 MiB and more are mapped 2 MiB-aligned and advised for transparent huge
-//! pages, so the kernel fills them 2 MiB at a time. (Growing, so that a small read kept around
-//! does not hold a huge page.) A streaming read frees each batch soon after it is decoded, so it needs few pages at
+//! so its memory is hundreds of MB of fresh pages. Such a read carves its batches from blocks
+//! that grow from 256 KiB to 8 MiB (growing, so that a small read kept around holds little
+//! unused memory): one mapping per few batches instead of one allocation per buffer.
+//! The blocks are not advised for transparent huge pages: that saved page faults on one host
+//! but took 2-4x the kernel time of a full scan on another, a VM that reports its free memory
+//! to its host (benches/PROFILE.md, 2026-12-07). A system whose THP policy is `always` still
+//! gets huge pages for them.
+//! A streaming read frees each batch soon after it is decoded, so it needs few pages at
 //! a time: each batch gets a mapping of its own, which returns to the read's small pool when
 //! the batch is dropped and is reused for a later batch, so the stream faults in its pages
 //! once and holds no more than the batches alive plus the pool. (Left to `malloc`, batches
@@ -25,9 +27,8 @@ use arrow_buffer::{Buffer, MutableBuffer};
 const BLOCK_BYTES: usize = 8 << 20;
 /// Size of a read's first shared block; each next one is twice the last, up to [`BLOCK_BYTES`].
 const FIRST_BLOCK_BYTES: usize = 256 << 10;
-/// Alignment of a block, and the size of a transparent huge page on x86-64 and arm64 (4 KiB
-/// base pages).
-const HUGE_PAGE: usize = 2 << 20;
+/// The size a block is rounded up to, and its alignment where it is not mapped (a page).
+const PAGE: usize = 4096;
 /// Free mappings a streaming read's pool keeps for reuse.
 const POOL_BLOCKS: usize = 8;
 /// Pooled mappings are sized in steps of this many bytes, so that batches of similar size
@@ -253,18 +254,16 @@ unsafe impl Sync for Block {}
 impl std::panic::RefUnwindSafe for Block {}
 
 impl Block {
-    /// Maps `len` bytes (rounded up to whole pages) at a huge-page boundary and, from 2 MiB,
-    /// advises huge pages for them; `None` if the system refuses the mapping (the caller then allocates the
-    /// usual way).
+    /// Maps `len` bytes (rounded up to whole pages); `None` if the system refuses the mapping
+    /// (the caller then allocates the usual way).
     #[cfg(target_os = "linux")]
     fn map(len: usize) -> Option<Block> {
-        let len = len.checked_next_multiple_of(4096)?.max(4096);
-        let total = len.checked_add(HUGE_PAGE)?;
+        let len = len.checked_next_multiple_of(PAGE)?.max(PAGE);
         // SAFETY: an anonymous private mapping with no address hint; the result is checked.
         let raw = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                total,
+                len,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
                 -1,
@@ -274,32 +273,15 @@ impl Block {
         if raw == libc::MAP_FAILED {
             return None;
         }
-        let addr = raw as usize;
-        let start = addr.next_multiple_of(HUGE_PAGE);
-        let (head, tail) = (start - addr, addr + total - (start + len));
-        // SAFETY: unmapping the unaligned head and the tail of the mapping made above, which
-        // nothing else refers to; then advising the part kept. Failures of either only leave
-        // memory mapped or on 4 KiB pages, so they are ignored.
-        unsafe {
-            if head > 0 {
-                libc::munmap(raw, head);
-            }
-            if tail > 0 {
-                libc::munmap((start + len) as *mut libc::c_void, tail);
-            }
-            if len >= HUGE_PAGE {
-                libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-            }
-        }
         Some(Block {
-            ptr: NonNull::new(start as *mut u8)?,
+            ptr: NonNull::new(raw.cast::<u8>())?,
             len,
         })
     }
 
     #[cfg(not(target_os = "linux"))]
     fn map(len: usize) -> Option<Block> {
-        let layout = std::alloc::Layout::from_size_align(len.max(1), HUGE_PAGE).ok()?;
+        let layout = std::alloc::Layout::from_size_align(len.max(1), PAGE).ok()?;
         // SAFETY: a non-zero size; the result is checked.
         let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) })?;
         Some(Block {
@@ -318,7 +300,7 @@ impl Drop for Block {
         }
         #[cfg(not(target_os = "linux"))]
         unsafe {
-            let layout = std::alloc::Layout::from_size_align_unchecked(self.len, HUGE_PAGE);
+            let layout = std::alloc::Layout::from_size_align_unchecked(self.len, PAGE);
             std::alloc::dealloc(self.ptr.as_ptr(), layout);
         }
     }
@@ -365,7 +347,7 @@ mod tests {
             let state = c.state.lock().unwrap();
             state.current.as_ref().map(|(b, _)| b.len)
         };
-        // A small read kept around holds a small block, not a huge page.
+        // A small read kept around holds a small block.
         let _tiny = fill(Region::allocate(1000, BatchMemory::Blocks(&carver)), 1);
         assert_eq!(block_len(&carver), Some(FIRST_BLOCK_BYTES));
         let mut sizes = Vec::new();
