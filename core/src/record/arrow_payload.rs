@@ -255,13 +255,16 @@ pub fn split_message(bytes: &[u8]) -> Result<MessageParts> {
 }
 
 /// A RecordBatch message whose buffers were checked against its body.
-struct CheckedRecordBatch<'a> {
-    message: arrow_ipc::Message<'a>,
-    batch: arrow_ipc::RecordBatch<'a>,
-    body: Range<usize>,
+pub(super) struct CheckedRecordBatch<'a> {
+    pub(super) message: arrow_ipc::Message<'a>,
+    pub(super) batch: arrow_ipc::RecordBatch<'a>,
+    /// Where the body lies in the encapsulated message.
+    pub(super) body: Range<usize>,
 }
 
-fn checked_record_batch(bytes: &[u8]) -> Result<CheckedRecordBatch<'_>> {
+/// The encapsulated RecordBatch message at the start of `bytes`, with every buffer's range
+/// (and declared uncompressed size) checked against its body.
+pub(super) fn checked_record_batch(bytes: &[u8]) -> Result<CheckedRecordBatch<'_>> {
     let (meta_end, message) = parse_message(bytes)?;
     let batch = message.header_as_record_batch().ok_or_else(|| {
         Error::corrupt(format!(

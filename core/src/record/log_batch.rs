@@ -943,8 +943,10 @@ pub fn build_arrow_log_batch_from_parts(
 /// Re-encodes the ARROW log batches of `bytes` keeping only the columns at `fields` (ascending)
 /// of the schema each batch was written with (`schema_of` its schema id), with the header fields (offsets, commit timestamp, writer state and
 /// the stored CRC) kept: what Fluss's `FileLogProjection` answers to a projected fetch, and
-/// what a reader does itself with a remote segment (always stored whole). The kept CRC no
-/// longer matches the payload, so readers of projected batches skip the CRC check.
+/// what a reader does itself with a remote segment (always stored whole). The columns are cut
+/// out of each stored message without decoding where its types allow (compression kept; see
+/// [`super::arrow_projection`]), else decoded and encoded again with `compression`. The kept
+/// CRC no longer matches the payload, so readers of projected batches skip the CRC check.
 pub fn project_arrow_batches(
     bytes: &[u8],
     schema_of: &dyn Fn(i16) -> Result<SchemaRef>,
@@ -966,21 +968,55 @@ pub fn project_arrow_batches(
                 ),
             ));
         }
-        let (cts, rb) = b.arrow_records_projected(&schema, fields)?;
-        let mut nb = build_arrow_log_batch(
-            b.schema_id(),
-            &rb,
-            compression,
-            cts.as_deref(),
-            b.writer_id(),
-            b.batch_sequence(),
-        )?;
+        let mut nb = match project_stored(&b, &schema, fields)? {
+            Some(nb) => nb,
+            None => {
+                let (cts, rb) = b.arrow_records_projected(&schema, fields)?;
+                build_arrow_log_batch(
+                    b.schema_id(),
+                    &rb,
+                    compression,
+                    cts.as_deref(),
+                    b.writer_id(),
+                    b.batch_sequence(),
+                )?
+            }
+        };
         set_base_offset(&mut nb, b.base_offset())?;
         set_commit_timestamp(&mut nb, b.commit_timestamp())?;
         set_crc(&mut nb, b.crc())?;
         out.extend_from_slice(&nb);
     }
     Ok(out)
+}
+
+/// `b` (an ARROW batch written with `schema`) as a magic-0 batch of the columns at `fields`
+/// cut out of its Arrow message as stored ([`super::arrow_projection::project_message`]), its
+/// change types copied; `None` for an empty batch or a message that is not cut that way (the
+/// caller decodes and encodes it). Offsets, timestamp and CRC are the caller's to set.
+fn project_stored(
+    b: &LogRecordBatch<'_>,
+    schema: &SchemaRef,
+    fields: &[usize],
+) -> Result<Option<Vec<u8>>> {
+    let count = b.record_count();
+    if count <= 0 {
+        return Ok(None);
+    }
+    let (change_types, payload) = b.split_change_types()?;
+    let Some(arrow) = super::arrow_projection::project_message(payload, schema, fields)? else {
+        return Ok(None);
+    };
+    let mut header = LogBatchHeader::new(b.schema_id(), count, b.is_append_only());
+    header.writer_id = b.writer_id();
+    header.batch_sequence = b.batch_sequence();
+    let mut out = Vec::with_capacity(v0::HEADER_SIZE + change_types.len() + arrow.len());
+    out.resize(v0::HEADER_SIZE, 0);
+    out.extend_from_slice(change_types);
+    out.extend_from_slice(&arrow);
+    write_header(&mut out, BatchFormat::V0, &header, 0);
+    finish_batch(&mut out, BatchFormat::V0)?;
+    Ok(Some(out))
 }
 
 /// The total size in bytes of the log batch that starts at `prefix[0]`, read from its length

@@ -10,6 +10,7 @@
 
 mod arrow_parts;
 pub mod arrow_payload;
+pub mod arrow_projection;
 pub mod batch_memory;
 pub mod change_type;
 pub mod compacted_log;
