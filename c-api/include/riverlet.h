@@ -470,6 +470,30 @@ const char *riverlet_fluss_code_name(int32_t code);
 // forgotten handle, because Riverlet still references it.
 size_t riverlet_live_handles(void);
 
+// How far the lake of lake-enabled table `database`.`table` holds its log: one of its lake
+// snapshots, as Fluss's `getLatestLakeSnapshot` / `getReadableLakeSnapshot` answer.
+//
+// `snapshot_id` NULL and `readable` false: the latest snapshot; `snapshot_id` non-NULL: the
+// snapshot with `*snapshot_id`; `readable` true (with `snapshot_id` NULL): the snapshot union
+// reads take (for a Paimon table with deletion vectors the latest compacted one, else the
+// latest). Asking for both an id and `readable` is RIVERLET_STATUS_INVALID_ARGUMENT.
+//
+// A table whose lake has no such snapshot yet is not an error: `*out_found` is false,
+// `*out_snapshot_id` -1 and the stream empty. Otherwise `*out_found` is true,
+// `*out_snapshot_id` the lake's snapshot id (for Iceberg its snapshot id), and the
+// caller-allocated `*out_stream` gets one row per bucket, sorted by partition and bucket,
+// columns partition_id (int64, NULL for a table without partitions), bucket (int32) and
+// log_offset (int64: the log offset the lake holds the bucket's records before; NULL where
+// nothing of it is tiered yet). A table that does not exist or is not lake-enabled is an error.
+enum RiverletStatus riverlet_lake_snapshot(const struct RiverletConnection *connection,
+                                           const char *database,
+                                           const char *table,
+                                           const int64_t *snapshot_id,
+                                           bool readable,
+                                           bool *out_found,
+                                           int64_t *out_snapshot_id,
+                                           struct ArrowArrayStream *out_stream);
+
 // Writes every metric recorded in this process to `*out_stream`: one row per counter and
 // gauge (and a histogram's `_count` and `_sum`), with columns "name" (utf8, e.g.
 // "riverlet_client_scan_skipped_batches_total"), "labels" (utf8, `key=value` pairs joined by

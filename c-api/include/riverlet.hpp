@@ -500,6 +500,15 @@ struct SubscribeOptions {
   std::vector<BucketOffset> start_offsets;
 };
 
+/// One lake snapshot of a lake-enabled table (riverlet_lake_snapshot): its id, and one row per
+/// bucket with columns partition_id (int64, null without partitions), bucket (int32) and
+/// log_offset (int64: the log offset the lake holds the bucket's records before; null where
+/// nothing of it is tiered yet).
+struct LakeSnapshot {
+  int64_t snapshot_id;
+  ArrayStream buckets;
+};
+
 /// The offsets riverlet_list_offsets reports.
 enum class OffsetSpec : int32_t {
   /// The log start offset.
@@ -1107,6 +1116,22 @@ class Connection {
                               detail::c_str_or_null(partition), buckets.data(), buckets.size(),
                               static_cast<int32_t>(spec), timestamp_ms, &out),
         &out);
+  }
+  /// How far the lake of lake-enabled `database`.`table` holds its log (riverlet_lake_snapshot):
+  /// the latest lake snapshot, the one with `snapshot_id`, or with `readable` the one union
+  /// reads take; std::nullopt when the lake has no such snapshot yet.
+  std::optional<LakeSnapshot> lake_snapshot(const std::string &database, const std::string &table,
+                                            std::optional<int64_t> snapshot_id = std::nullopt,
+                                            bool readable = false) const {
+    struct ArrowArrayStream out = detail::empty_stream();
+    bool found = false;
+    int64_t id = -1;
+    ArrayStream buckets = detail::take_stream(
+        riverlet_lake_snapshot(raw(), database.c_str(), table.c_str(),
+                               snapshot_id ? &*snapshot_id : nullptr, readable, &found, &id, &out),
+        &out);
+    if (!found) return std::nullopt;
+    return LakeSnapshot{id, std::move(buckets)};
   }
   /// Opens `database`.`table` (also "t$lake" and "t$lake$snapshots" of a lake-enabled table).
   Table get_table(const std::string &database, const std::string &table) const {

@@ -26,6 +26,7 @@ pub mod cluster_configs;
 pub mod connection;
 pub mod error;
 pub mod handle;
+pub mod lake;
 pub mod metrics;
 pub mod modify;
 pub mod partitions;

@@ -1096,6 +1096,56 @@ static char *id_score_text(int64_t first, int64_t last) {
   return buf;
 }
 
+/* riverlet_lake_snapshot of finance.events (2 buckets) after one lake commit of 3 rows: the
+ * latest, the readable and the by-id snapshot are one, listing both buckets, whose offsets add
+ * up to the 3 rows tiered (one record per row); bad requests are typed errors. */
+static void check_lake_snapshot(RiverletConnection *conn) {
+  struct ArrowArrayStream stream;
+  bool found = false;
+  int64_t latest = -1, again = -1;
+  if (OK(riverlet_lake_snapshot(conn, "finance", "events", NULL, false, &found, &latest,
+                                &stream))) {
+    char *text = stream_text(&stream), *p = text;
+    int64_t tiered = 0;
+    int buckets = 0;
+    CHECK(found);
+    CHECK(latest != -1);
+    while ((p = strstr(p, "log_offset=")) != NULL) {
+      p += strlen("log_offset=");
+      tiered += strtoll(p, NULL, 10); /* "null" (nothing of the bucket tiered) reads as 0 */
+      buckets++;
+    }
+    CHECK(tiered == 3);
+    CHECK(buckets == 2);
+    CHECK(strstr(text, "{partition_id=null, bucket=0, log_offset=") != NULL);
+    CHECK(strstr(text, "{partition_id=null, bucket=1, log_offset=") != NULL);
+    free(text);
+  }
+  found = false;
+  if (OK(riverlet_lake_snapshot(conn, "finance", "events", NULL, true, &found, &again, &stream))) {
+    CHECK(found && again == latest);
+    CHECK(count_rows(&stream) == 2);
+  }
+  found = false;
+  again = -1;
+  if (OK(riverlet_lake_snapshot(conn, "finance", "events", &latest, false, &found, &again,
+                                &stream))) {
+    CHECK(found && again == latest);
+    CHECK(count_rows(&stream) == 2);
+  }
+  EXPECT(riverlet_lake_snapshot(conn, "finance", "events", &latest, true, &found, &again, &stream),
+         RIVERLET_STATUS_INVALID_ARGUMENT);
+  MSG_HAS("not both");
+  EXPECT(riverlet_lake_snapshot(conn, "finance", "nope", NULL, false, &found, &again, &stream),
+         RIVERLET_STATUS_NOT_FOUND);
+  MSG_HAS("nope");
+  EXPECT(riverlet_lake_snapshot(conn, "finance", "events", NULL, false, NULL, &again, &stream),
+         RIVERLET_STATUS_NULL_ARGUMENT);
+  MSG_HAS("out_found");
+  EXPECT(riverlet_lake_snapshot(NULL, "finance", "events", NULL, false, &found, &again, &stream),
+         RIVERLET_STATUS_NULL_ARGUMENT);
+}
+
 /* Lake reads against a server tiering to `format` (iceberg or paimon): t$lake,
  * t$lake$snapshots, the union read. */
 static void test_lake(const char *format) {
@@ -1141,9 +1191,19 @@ static void test_lake(const char *format) {
   OK(riverlet_table_new_append_writer(table, &writer));
   append_events(writer, 1, 3);
   OK(riverlet_writer_flush(writer));
+  {
+    /* nothing tiered yet: no snapshot, which is not an error */
+    bool found = true;
+    int64_t id = 0;
+    if (OK(riverlet_lake_snapshot(conn, "finance", "events", NULL, false, &found, &id, &stream))) {
+      CHECK(!found && id == -1);
+      CHECK(count_rows(&stream) == 0);
+    }
+  }
   OK(riverlet_local_server_commit_lake(server));
   append_events(writer, 4, 2);
   OK(riverlet_writer_flush(writer));
+  check_lake_snapshot(conn);
 
   memset(&ro, 0, sizeof ro);
   ro.columns = cols;

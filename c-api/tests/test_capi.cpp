@@ -693,6 +693,22 @@ static std::string id_score_text(int64_t first, int64_t last) {
   return out;
 }
 
+/* riverlet_lake_snapshot through Connection::lake_snapshot after one lake commit of the
+ * 2-bucket finance.events: both buckets, the latest, readable and by-id snapshot the same. */
+static void check_lake_snapshot(const Connection &conn) {
+  std::optional<riverlet::LakeSnapshot> latest = conn.lake_snapshot("finance", "events");
+  CHECK(latest.has_value());
+  if (!latest) return;
+  CHECK(latest->buckets.count_rows() == 2);
+  std::optional<riverlet::LakeSnapshot> readable = conn.lake_snapshot("finance", "events", std::nullopt, true);
+  CHECK(readable.has_value() && readable->snapshot_id == latest->snapshot_id);
+  std::optional<riverlet::LakeSnapshot> by_id = conn.lake_snapshot("finance", "events", latest->snapshot_id);
+  CHECK(by_id.has_value() && by_id->snapshot_id == latest->snapshot_id);
+  const int64_t id = latest->snapshot_id;
+  THROWS(conn.lake_snapshot("finance", "events", id, true), InvalidArgument);
+  MSG_HAS("not both");
+}
+
 static void test_lake() {
   char warehouse[] = "/tmp/riverlet-cpp-lake.XXXXXX";
   if (mkdtemp(warehouse) == nullptr) {
@@ -719,9 +735,12 @@ static void test_lake() {
     Writer writer = table.new_append_writer();
     OK(writer.append(events_batch(1, 3), schema));
     OK(writer.flush());
+    OK(CHECK(!conn.lake_snapshot("finance", "events").has_value()));
     OK(server.commit_lake());
     OK(writer.append(events_batch(4, 2), schema));
     OK(writer.flush());
+    /* the commit's snapshot: both buckets, the latest and the readable one the same */
+    OK(check_lake_snapshot(conn));
 
     ReadOptions ro;
     ro.columns = {"id", "score"};
