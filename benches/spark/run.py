@@ -158,7 +158,7 @@ def main() -> None:
         f"{' --fluss-jar ...' if fluss else ''}` on "
         f"{time.strftime('%Y-%m-%d %H:%M')} at commit {commit}; {os.cpu_count()} cores, "
         f"{platform.platform()}; load average at start {load_start[0]:.2f}, at end {load_end[0]:.2f} "
-        f"(the machine was shared with other jobs: figures are indicative, ratios more than absolutes). "
+        f"(above ~0: other processes shared the cores). "
         f"Spark 3.5 (`local[2]`, one SparkSession for both sides, the same settings), {args.rows:,} "
         f"rows of 6 columns (BIGINT, TIMESTAMP_NTZ, INT, DOUBLE, STRING, BOOLEAN) generated once by "
         f"Spark and written to a 4-bucket Fluss log table in release `riverlet serve --fsync never` "
