@@ -70,9 +70,10 @@ fn ipc_layout(dt: &DataType) -> Option<(usize, usize)> {
 /// The encapsulated RecordBatch message at the start of `bytes`, written with `schema`, cut
 /// down to its top-level columns at `fields` (indexes into `schema`, ascending): their field
 /// nodes and buffers copied as stored, the message's compression kept. `None` when a column of
-/// `schema` has a layout [`ipc_layout`] does not cut, or the message's node or buffer count is
-/// not the one `schema` implies: the caller then decodes the message instead (and a decode
-/// reports what is wrong with it). The message is checked as a decode checks it first.
+/// `schema` has a layout not cut here (view types, unions, dictionaries, null), or the
+/// message's node or buffer count is not the one `schema` implies: the caller then decodes the
+/// message instead (and a decode reports what is wrong with it). The message is checked as a
+/// decode checks it first.
 pub fn project_message(
     bytes: &[u8],
     schema: &SchemaRef,
