@@ -34,7 +34,9 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
 pub const MAX_DECOMPRESSED_BUFFER: u64 = 1 << 30;
 /// Largest total uncompressed size all buffers of one message may declare.
 pub const MAX_DECOMPRESSED_TOTAL: u64 = 1 << 31;
-const IPC_ALIGNMENT: usize = 8;
+/// Alignment of the metadata and of every body buffer of a message: what Fluss's Java writer
+/// uses (`IpcOption.DEFAULT`), the Arrow format's minimum.
+pub(super) const IPC_ALIGNMENT: usize = 8;
 
 /// Arrow body compression of log batches (`table.log.arrow.compression.type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

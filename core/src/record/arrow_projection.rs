@@ -11,12 +11,10 @@
 use arrow_ipc::MetadataVersion;
 use arrow_schema::{DataType, SchemaRef};
 
-use super::arrow_payload::{checked_record_batch, CheckedRecordBatch, CONTINUATION_MARKER};
+use super::arrow_payload::{
+    checked_record_batch, CheckedRecordBatch, CONTINUATION_MARKER, IPC_ALIGNMENT as ALIGNMENT,
+};
 use crate::{Error, Result};
-
-/// Alignment of each buffer in the body, and of the body's start: what Fluss's Java writer and
-/// [`super::arrow_payload::encode_arrow_batch`] use (the Arrow format's minimum).
-const ALIGNMENT: usize = 8;
 
 /// The field nodes and buffers a column of type `dt` (its children included) takes in a
 /// RecordBatch message, in the order the message lists them; `None` for a type whose layout is
@@ -113,7 +111,7 @@ pub fn project_message(
 
     let mut nodes = Vec::new();
     let mut buffers = Vec::new();
-    let mut out_body: Vec<u8> = Vec::new();
+    let mut out_body: Vec<u8> = Vec::with_capacity(body.len());
     let mut previous: Option<usize> = None;
     for &f in fields {
         if previous.is_some_and(|p| p >= f) {

@@ -858,20 +858,31 @@ pub fn build_arrow_log_batch(
             )));
         }
     }
-    let format = BatchFormat::V0;
     let mut header = LogBatchHeader::new(schema_id, count, change_types.is_none());
     header.writer_id = writer_id;
     header.batch_sequence = batch_sequence;
-    let mut out = vec![0u8; v0::HEADER_SIZE];
-    if rows > 0 {
-        if let Some(ct) = change_types {
-            out.extend(ct.iter().map(|c| c.to_byte()));
-        }
-        let arrow = arrow_payload::encode_arrow_batch(batch, compression)?;
-        out.extend_from_slice(&arrow);
+    if rows == 0 {
+        return arrow_v0_batch(&header, &[], &[]);
     }
-    write_header(&mut out, format, &header, 0);
-    finish_batch(&mut out, format)?;
+    let types: Vec<u8> = change_types
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.to_byte())
+        .collect();
+    let arrow = arrow_payload::encode_arrow_batch(batch, compression)?;
+    arrow_v0_batch(&header, &types, &arrow)
+}
+
+/// A magic-0 ARROW log batch of `header` around its change-type bytes (empty for an
+/// append-only batch) and its Arrow payload (an encapsulated RecordBatch message, empty for
+/// an empty batch), length and CRC computed.
+fn arrow_v0_batch(header: &LogBatchHeader, change_types: &[u8], arrow: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(v0::HEADER_SIZE + change_types.len() + arrow.len());
+    out.resize(v0::HEADER_SIZE, 0);
+    out.extend_from_slice(change_types);
+    out.extend_from_slice(arrow);
+    write_header(&mut out, BatchFormat::V0, header, 0);
+    finish_batch(&mut out, BatchFormat::V0)?;
     Ok(out)
 }
 
@@ -1010,13 +1021,7 @@ fn project_stored(
     let mut header = LogBatchHeader::new(b.schema_id(), count, b.is_append_only());
     header.writer_id = b.writer_id();
     header.batch_sequence = b.batch_sequence();
-    let mut out = Vec::with_capacity(v0::HEADER_SIZE + change_types.len() + arrow.len());
-    out.resize(v0::HEADER_SIZE, 0);
-    out.extend_from_slice(change_types);
-    out.extend_from_slice(&arrow);
-    write_header(&mut out, BatchFormat::V0, &header, 0);
-    finish_batch(&mut out, BatchFormat::V0)?;
-    Ok(Some(out))
+    arrow_v0_batch(&header, change_types, &arrow).map(Some)
 }
 
 /// The total size in bytes of the log batch that starts at `prefix[0]`, read from its length
