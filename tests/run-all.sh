@@ -18,8 +18,8 @@ if [ -n "${CI:-}" ]; then
   export CARGO_INCREMENTAL=0
 fi
 
-# Disk left and the build's size, printed after the big steps so a run that runs out of space
-# says where it went.
+# Disk left and the build's size, printed at the start and after the big steps so a run that
+# runs out of space says where it went.
 report_disk() {
   echo "disk: $(df -h --output=avail "$ROOT" | tail -1 | tr -d ' ') free;" \
     "target/ $(du -sh "$ROOT/target" 2>/dev/null | cut -f1);" \
@@ -46,6 +46,18 @@ mvn_suite() {
 # stopped and which suites took the time: a CI log is often read from its tail only.
 RUN_LOG=$(mktemp "${TMPDIR:-/tmp}/riverlet-run-all.XXXXXX")
 exec > >(tee "$RUN_LOG") 2>&1
+
+# What a run from a clean clone takes at its peak: 14 GB measured on 2026-12-07 (target/ 8.4 GB,
+# the venvs, the Fluss and Flink clusters' files under /tmp) plus ~4 GB of caches it fills from
+# nothing (~/.m2, ~/.cargo, pip). With less free, say so first: the suites that run out of space
+# fail later with messages about other things (a missing Python package, a Maven copy).
+CLEAN_RUN_NEEDS_GB=18
+free_gb=$(df -BG --output=avail "$ROOT" | tail -1 | tr -dc '0-9')
+if [ "${free_gb:-0}" -lt "$CLEAN_RUN_NEEDS_GB" ]; then
+  echo "run-all: WARNING: ${free_gb} GB free on $(df --output=target "$ROOT" | tail -1);" \
+    "a run from a clean clone needs about $CLEAN_RUN_NEEDS_GB GB and may fail with 'No space left on device'" >&2
+fi
+report_disk
 run_start=$SECONDS
 suite_times=()
 failed_tails=()
@@ -63,7 +75,7 @@ run_suite() {
   else
     failed=$((failed + 1))
     failed_names+=("$name")
-    echo "=== suite: $name: FAILED ($((SECONDS - t0)) s)"
+    echo "=== suite: $name: FAILED ($((SECONDS - t0)) s; $(df -h --output=avail "$ROOT" | tail -1 | tr -d ' ') disk free)"
     sleep 0.2 # tee writes the last lines
     failed_tails+=("--- $name, its last lines:"$'\n'"$(tail -n +"$((first + 1))" "$RUN_LOG" | tail -n 12)")
   fi
