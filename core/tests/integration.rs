@@ -36,6 +36,7 @@ mod scan_reads;
 mod schema_evolution;
 mod stats_pushdown;
 mod subscribe_failover;
+mod subscribe_read_ahead;
 mod tiered_log;
 mod tiered_log_cluster;
 mod time_range_log;

@@ -991,7 +991,12 @@ class Subscription(_ClosesNative):
         return self._native.schema
 
     def poll(self, timeout: float = 1.0) -> list[pa.RecordBatch]:
-        """Waits up to ``timeout`` seconds; returns the change batches that arrived."""
+        """Waits up to ``timeout`` seconds; returns the change batches that arrived.
+
+        The buckets that delivered rows are already fetching their next rows when this
+        returns (at most one answer per bucket waits for the next poll), so work done on these
+        rows overlaps with the next fetch; :meth:`position` counts only the rows returned.
+        """
         return self._native.poll(timeout)
 
     def poll_table(self, timeout: float = 1.0) -> Optional[pa.Table]:

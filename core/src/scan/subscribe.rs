@@ -441,7 +441,10 @@ impl Subscription {
             .collect()
     }
 
-    /// Waits up to `timeout` for changes and returns what arrived (possibly nothing).
+    /// Waits up to `timeout` for changes and returns what arrived (possibly nothing). The
+    /// buckets that delivered rows are already fetching their next rows when it returns (at
+    /// most one answer per bucket waits for the next poll); [`Subscription::position`] counts
+    /// only the rows returned.
     pub async fn poll(&mut self, timeout: Duration) -> Result<Vec<ChangeBatch>> {
         if !self.pending.is_empty() {
             return Ok(self.pending.drain(..).collect());
@@ -452,7 +455,7 @@ impl Subscription {
         let deadline = Deadline::after(timeout);
         let mut out = Vec::new();
         loop {
-            self.send_fetches(&deadline);
+            self.send_fetches(deadline.remaining().min(FETCH_WAIT));
             let answered = self.next_answers(&deadline).await;
             for (i, answer) in answered {
                 self.on_answer(i, answer, &mut out);
@@ -466,17 +469,25 @@ impl Subscription {
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }
+        } else if self.failed.is_none() {
+            // Read ahead: the buckets that just answered with rows are asked for their next
+            // rows now, so the server's answer and its decoding overlap with whatever the
+            // caller does with these rows (a connector converting them to its own rows before
+            // it polls again), as Fluss's LogFetcher keeps fetching while its records are
+            // consumed. At most one answer per bucket waits; offsets move only when a poll
+            // takes it, so a checkpoint between polls still names the rows returned.
+            self.send_fetches(FETCH_WAIT);
         }
         Ok(out)
     }
 
-    /// Starts a fetch for every bucket that has none in flight and is not waiting out a pause.
-    /// Nothing is awaited here: finding the leader (and asking the cluster when it is not
-    /// known) is part of the fetch, so a poll returns at its deadline even when no server
-    /// answers.
-    fn send_fetches(&mut self, deadline: &Deadline) {
+    /// Starts a fetch, allowed to wait `wait` on the server for rows, for every bucket that
+    /// has none in flight and is not waiting out a pause. Nothing is awaited here: finding the
+    /// leader (and asking the cluster when it is not known) is part of the fetch, so a poll
+    /// returns at its deadline even when no server answers.
+    fn send_fetches(&mut self, wait: Duration) {
         let now = Instant::now();
-        let wait_ms = deadline.remaining().min(FETCH_WAIT).as_millis() as i32;
+        let wait_ms = wait.as_millis() as i32;
         for i in 0..self.positions.len() {
             let state = &self.buckets[i];
             if state.in_flight.is_some() || state.not_before.is_some_and(|t| now < t) {

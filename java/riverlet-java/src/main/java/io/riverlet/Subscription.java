@@ -45,7 +45,10 @@ public final class Subscription implements AutoCloseable {
 
   /**
    * Waits up to {@code timeout} for changes and returns what arrived, possibly nothing. Each
-   * batch owns its data: close it.
+   * batch owns its data: close it. The buckets that delivered rows are already fetching their
+   * next rows when this returns (at most one answer per bucket waits for the next poll), so
+   * work done on these rows overlaps with the next fetch; {@link #position()} counts only the
+   * rows returned.
    *
    * @param timeout how long to wait when nothing is buffered
    * @return the change batches, in arrival order
