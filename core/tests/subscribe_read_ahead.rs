@@ -4,8 +4,8 @@
 //! LogFetcher keeps fetching while its records are consumed. The read-ahead must lose and
 //! repeat nothing: offsets move only when a poll takes an answer.
 //!
-//! What the server is asked is seen by `common/proxy.rs`, which counts the FetchLog requests
-//! going through it (real frames to the real server, forwarded unchanged).
+//! What the server is asked is seen by `common/proxy.rs`, which reads the fetch offsets of the
+//! FetchLog requests going through it (real frames to the real server, forwarded unchanged).
 
 use crate::common;
 // peer_bugs and writer_abort load it too; each file keeps its own copy of the helper module.
@@ -13,7 +13,7 @@ use crate::common;
 #[path = "common/proxy.rs"]
 mod proxy;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,8 +21,10 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use arrow_array::{Int32Array, RecordBatch, StringArray};
 use common::{log_schema, TestEnv};
+use prost::Message;
 use proxy::{Action, Dir, Faults, Proxy};
 use riverlet::metadata::TableDescriptor;
+use riverlet::proto::FetchLogRequest;
 use riverlet::scan::{ChangeBatch, StartupMode};
 use tokio::sync::Notify;
 
@@ -33,37 +35,45 @@ const API_FETCH_LOG: i16 = 1015;
 /// check, not a timing assertion).
 const HANG: Duration = Duration::from_secs(60);
 
-/// Counts the FetchLog requests the client sends.
-#[derive(Default)]
-struct FetchCounter {
-    sent: AtomicUsize,
+/// Sees the FetchLog requests the client sends: the highest fetch offset asked so far.
+struct FetchWatch {
+    highest_offset: AtomicI64,
     changed: Notify,
 }
 
-impl Faults for FetchCounter {
-    fn on_frame(&self, dir: Dir, api_key: i16, _request_id: i32, _frame: &[u8]) -> Action {
+impl Faults for FetchWatch {
+    fn on_frame(&self, dir: Dir, api_key: i16, _request_id: i32, frame: &[u8]) -> Action {
         if dir == Dir::ToServer && api_key == API_FETCH_LOG {
-            self.sent.fetch_add(1, Ordering::SeqCst);
+            let req = FetchLogRequest::decode(proxy::request_body(frame))
+                .expect("a FetchLog request the proxy forwards decodes");
+            for b in req.tables_req.iter().flat_map(|t| &t.buckets_req) {
+                self.highest_offset
+                    .fetch_max(b.fetch_offset, Ordering::SeqCst);
+            }
             self.changed.notify_waiters();
         }
         Action::Forward
     }
 }
 
-impl FetchCounter {
-    /// Waits until more than `seen` FetchLog requests were sent; fails after [`HANG`].
-    async fn await_more_than(&self, seen: usize, what: &str) {
+impl FetchWatch {
+    /// Waits until a FetchLog request has asked for `offset` or later (it may have been sent
+    /// already); fails after [`HANG`].
+    async fn await_fetch_from(&self, offset: i64, what: &str) {
         let wait = async {
             loop {
                 let changed = self.changed.notified();
-                if self.sent.load(Ordering::SeqCst) > seen {
+                if self.highest_offset.load(Ordering::SeqCst) >= offset {
                     return;
                 }
                 changed.await;
             }
         };
         if tokio::time::timeout(HANG, wait).await.is_err() {
-            panic!("{what}: no FetchLog request after the first {seen} within {HANG:?}");
+            panic!(
+                "{what}: no FetchLog request from offset {offset} within {HANG:?} (highest asked: {})",
+                self.highest_offset.load(Ordering::SeqCst)
+            );
         }
     }
 }
@@ -100,8 +110,11 @@ fn take(batches: &[ChangeBatch], ids: &mut Vec<i32>, next_offset: &mut i64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_poll_that_returns_rows_leaves_the_next_fetch_in_flight_and_loses_nothing() {
     let env = TestEnv::new();
-    let counter = Arc::new(FetchCounter::default());
-    let proxy = Proxy::start(&env.bootstrap, counter.clone(), true);
+    let watch = Arc::new(FetchWatch {
+        highest_offset: AtomicI64::new(-1),
+        changed: Notify::new(),
+    });
+    let proxy = Proxy::start(&env.bootstrap, watch.clone(), true);
     let mut config = env.config();
     config.bootstrap_servers = proxy.bootstrap();
     let conn = riverlet::client::Connection::connect(config).await.unwrap();
@@ -121,10 +134,11 @@ async fn a_poll_that_returns_rows_leaves_the_next_fetch_in_flight_and_loses_noth
         let got = sub.poll(Duration::from_millis(500)).await.unwrap();
         take(&got, &mut ids, &mut next_offset);
     }
-    // The poll has returned; nobody polls now, yet the bucket is asked again.
-    let sent = counter.sent.load(Ordering::SeqCst);
-    counter
-        .await_more_than(sent, "read-ahead after a poll that returned rows")
+    // The poll has returned rows up to `next_offset`; nobody polls now, yet the bucket is asked
+    // for what follows them (the request may have gone out before the poll returned). Without
+    // the read-ahead no request asks for `next_offset` until the next poll.
+    watch
+        .await_fetch_from(next_offset, "read-ahead after a poll that returned rows")
         .await;
 
     // Rows written later still arrive, each once and in order, after those read ahead.
