@@ -15,16 +15,24 @@
 //! order.
 
 use crate::common;
+// peer_bugs, writer_abort and subscribe_read_ahead load it too; each file keeps its own copy.
+#[allow(clippy::duplicate_mod)]
+#[path = "common/proxy.rs"]
+mod proxy;
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use arrow_array::{Int32Array, RecordBatch, StringArray};
 use common::*;
+use proxy::{Action, Dir, Faults, Proxy, API_PRODUCE_LOG};
 use riverlet::metadata::{DataType, Schema, TableDescriptor};
 use riverlet::proto::{FetchLogRequest, PbFetchLogReqForBucket, PbFetchLogReqForTable};
 use riverlet::record::LogBatchIter;
+use tokio::sync::Notify;
 
 const SEGMENT: usize = 64 * 1024;
 
@@ -309,4 +317,81 @@ async fn a_kv_row_over_the_request_limit_fails_naming_the_option() {
             .is_none(),
         "the refused row was written"
     );
+}
+
+/// Holds back the server's answer to the first ProduceLog request for good: the request is
+/// appended, but the client learns that only if it asks again.
+#[derive(Default)]
+struct LoseFirstProduceAnswer {
+    produce_answers: AtomicU32,
+    lost: Notify,
+}
+
+impl Faults for LoseFirstProduceAnswer {
+    fn on_frame(&self, dir: Dir, api_key: i16, _request_id: i32, _frame: &[u8]) -> Action {
+        if dir == Dir::ToClient
+            && api_key == API_PRODUCE_LOG
+            && self.produce_answers.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            self.lost.notify_one();
+            return Action::Hold(Box::pin(std::future::pending()));
+        }
+        Action::Forward
+    }
+}
+
+/// A write whose answer was lost when the server closed the connection for a later, too large
+/// request of the same writer is in the log already. The writer sends it again under the same
+/// writer id, where the server recognizes the duplicate, before the failed row makes it take
+/// a new writer id for what follows: renumbered, the rows were appended twice (seen in `make
+/// test` as the rows before the huge one read twice in the test above).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_whose_answer_was_lost_with_a_refused_request_lands_once() {
+    let Some(env) = small_frame_env() else {
+        return;
+    };
+    let faults = Arc::new(LoseFirstProduceAnswer::default());
+    let proxy = Proxy::start(&env.bootstrap, faults.clone(), true);
+    let mut config = env.config();
+    config.bootstrap_servers = proxy.bootstrap();
+    let conn = riverlet::client::Connection::connect(config).await.unwrap();
+    let d = TableDescriptor::builder(schema(false))
+        .distributed_by(Some(1), Vec::<String>::new())
+        .build()
+        .unwrap();
+    let table = create_table(&conn, &env.path("lost_answer_log"), d).await;
+    let w = table.new_append_writer().unwrap();
+
+    let before = batch(false, 0..10, 100);
+    let first = w.append_batch(&before);
+    tokio::pin!(first);
+    // The first request is appended and its answer held by the proxy (the write still waits).
+    let lost = faults.lost.notified();
+    tokio::select! {
+        r = &mut first => panic!("the first write was answered although its answer is held: {r:?}"),
+        _ = tokio::time::timeout(Duration::from_secs(60), lost) => {}
+    }
+    assert_eq!(
+        faults.produce_answers.load(Ordering::SeqCst),
+        1,
+        "no ProduceLog answer reached the proxy within 60 s"
+    );
+    // A row too large for any request: the server refuses its frame and closes the connection.
+    let huge = batch(false, 10..11, 4 * FRAME_LIMIT);
+    assert_record_too_large(&w.append_batch(&huge).await.unwrap_err());
+    first.await.unwrap();
+    let after = batch(false, 11..21, 100);
+    w.append_batch(&after).await.unwrap();
+    // A flush reports the writer's first error since the last flush: the refused row's.
+    w.flush()
+        .await
+        .unwrap_or_else(|e| assert_record_too_large(&e));
+
+    let got = rows_in_order(&fetch_bucket(&conn, &table, None, 0).await);
+    let want = rows_in_order(&[before, after]);
+    assert_eq!(
+        got.iter().map(|r| r.0).collect::<Vec<_>>(),
+        want.iter().map(|r| r.0).collect::<Vec<_>>()
+    );
+    assert!(got == want, "rows differ from the rows written");
 }

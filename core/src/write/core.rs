@@ -379,9 +379,26 @@ struct BucketQueue {
     next_position: u64,
     /// Highest position acknowledged under the current writer id.
     last_acked: Option<u64>,
+    /// The lowest position that failed for good under the current writer id, which breaks the
+    /// bucket's sequence and asks for a new writer id. The unacknowledged batches below it may
+    /// be in the log already (their answers lost with a closed connection), so they are sent
+    /// again under the current id, where the server answers a duplicate with its offsets,
+    /// before the new id renumbers what is left: renumbered, they would be appended twice.
+    failed_at: Option<u64>,
 }
 
 impl BucketQueue {
+    /// Whether a batch at `position` must be resent under the current writer id before it is
+    /// renewed (see [`Self::failed_at`]).
+    fn resend_before_renewal(&self, position: Option<u64>) -> bool {
+        matches!((position, self.failed_at), (Some(p), Some(f)) if p < f)
+    }
+
+    /// Records that the batch at `position` failed for good (see [`Self::failed_at`]).
+    fn sequence_broken_at(&mut self, position: u64) {
+        self.failed_at = Some(self.failed_at.map_or(position, |f| f.min(position)));
+    }
+
     /// Puts a batch that must be sent again back in its place (by position).
     fn requeue(&mut self, batch: Batch) {
         let at = self
@@ -554,7 +571,9 @@ impl WriterTask {
 
     async fn serve(&mut self) {
         loop {
-            if !self.writer_id_ready || (self.renew_writer_id && self.in_flight == 0) {
+            if !self.writer_id_ready
+                || (self.renew_writer_id && self.in_flight == 0 && !self.resends_due())
+            {
                 self.init_writer_id().await;
             }
             // One clock reading per turn: a deadline is either due for all three steps or
@@ -713,11 +732,13 @@ impl WriterTask {
         if !self.config.idempotence {
             return;
         }
-        // Nothing is in flight here: every batch that had a place in a sequence is queued
-        // again and gets a new place under the new writer id.
+        // Nothing is in flight here, and no batch below a failure waits to be resent under the
+        // old id (`BucketQueue::failed_at`): every batch that had a place in a sequence is
+        // queued again and gets a new place under the new writer id.
         for q in self.queues.values_mut() {
             q.next_position = 0;
             q.last_acked = None;
+            q.failed_at = None;
             for b in q.batches.iter_mut() {
                 b.position = None;
             }
@@ -1023,15 +1044,22 @@ impl WriterTask {
     /// A batch sent again (it has a position) goes out only when nothing of its bucket is in
     /// flight, so after a failure the bucket's sequence restarts from its lowest unacknowledged
     /// batch, one batch at a time, before pipelining resumes.
+    ///
+    /// While a new writer id is due, only the batches that must first be resent under the
+    /// current one go out ([`BucketQueue::failed_at`]).
     fn send_ready(&mut self, now: Instant) {
-        if !self.writer_id_ready || self.renew_writer_id {
+        if !self.writer_id_ready {
             return;
         }
+        let renewing = self.renew_writer_id;
         let idempotent = self.writer_id != NO_WRITER_ID;
         let max_in_flight = self.config.max_in_flight_per_bucket.max(1);
         let mut to_send: Vec<Outgoing> = Vec::new();
         for (key, q) in self.queues.iter_mut() {
             while let Some(head) = q.batches.front() {
+                if renewing && !q.resend_before_renewal(head.position) {
+                    break;
+                }
                 let retry = head.position.is_some() || head.retry_at.is_some();
                 let may_send = matches!(head.encoded, Encoded::Ready(_) | Encoded::Sent { .. })
                     && head.retry_at.is_none_or(|at| now >= at)
@@ -1087,7 +1115,8 @@ impl WriterTask {
                         for t in batch.trackers {
                             t.complete(Err(e.clone()));
                         }
-                        if batch.position.is_some() {
+                        if let Some(p) = batch.position {
+                            q.sequence_broken_at(p);
                             self.renew_writer_id = true;
                             break;
                         }
@@ -1194,6 +1223,10 @@ impl WriterTask {
             && (code == Some(codes::UNKNOWN_WRITER_ID_EXCEPTION)
                 || (out_of_order && !behind_a_failure))
         {
+            // The server lost this writer's state for the bucket: it can no longer tell a
+            // resent batch from a new one under the current id, so nothing waits to be resent
+            // under it.
+            q.failed_at = None;
             self.renew_writer_id = true;
         }
         if is_stale_metadata(&e) {
@@ -1206,10 +1239,12 @@ impl WriterTask {
             q.requeue(batch);
             return;
         }
-        if idempotent && batch.position.is_some() {
+        if let (true, Some(p)) = (idempotent, batch.position) {
             // The server may or may not have appended it (a timeout, retries used up): its
             // sequence number cannot be given to another batch, and the later batches of the
-            // bucket cannot follow it. A new writer id renumbers everything still queued.
+            // bucket cannot follow it. A new writer id renumbers the batches still queued,
+            // once those before it are resent under this one.
+            q.sequence_broken_at(p);
             self.renew_writer_id = true;
         }
         let where_ = match key.0 {
@@ -1226,6 +1261,16 @@ impl WriterTask {
             ),
         };
         self.fail_batch(batch, e.context(where_));
+    }
+
+    /// Whether a queued batch must still be resent under the current writer id before a new one
+    /// renumbers the rest ([`BucketQueue::failed_at`]).
+    fn resends_due(&self) -> bool {
+        self.queues.values().any(|q| {
+            q.batches
+                .iter()
+                .any(|b| q.resend_before_renewal(b.position))
+        })
     }
 
     fn resolve_flushes(&mut self) {
