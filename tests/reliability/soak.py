@@ -14,8 +14,14 @@ After the load: every acknowledged write is readable (log: exactly the acknowled
 once; primary-key table: exactly the acknowledged value of every key; the subscription: every
 row exactly once) and the server's memory is back on its plateau: its RSS is sampled every
 0.5 s; the plateau is the median of the second quarter of the run (after warm-up); the median of
-the last quarter and the RSS after 3 s of idle must each stay within
-`plateau * 1.25 + 32 MiB` (the bound). The server runs with the environment of this script
+the last quarter and the lowest RSS within 20 s of idle must each stay within
+`plateau * 1.25 + 32 MiB` (the bound). The idle RSS is watched for up to 20 s, not read once:
+mimalloc returns freed pages to the OS only when the process allocates or frees again after
+its purge delay, so right after the final reads the server still holds their memory until
+some task of its own runs (about 10 s later in a run of 2026-12-07: 97 MiB for 9.5 s, then 52).
+The growth check (last quarter) needs a run long enough to have a plateau: below
+MIN_PLATEAU_SECONDS (`make test`'s 30 s pass) the tables and the fetches that read them still
+grow through the whole run, so it is reported but not checked. The server runs with the environment of this script
 minus MALLOC_ARENA_MAX: `riverlet` uses mimalloc (its default feature `mimalloc`), which
 returns what the short-lived threads of the server's blocking pool free; glibc's malloc, with
 its default of 8 arenas per core, kept it and the RSS crept up for minutes without anything
@@ -56,6 +62,10 @@ WRITERS = 8
 KEYS_PER_WRITER = 500
 GROWTH_FACTOR = 1.25
 GROWTH_SLACK_MIB = 32.0
+# How long the idle server's RSS is watched for its return to the plateau.
+IDLE_WATCH_SECONDS = 20.0
+# The shortest run whose second quarter is a plateau the last quarter can be held to.
+MIN_PLATEAU_SECONDS = 120.0
 
 
 class Shared:
@@ -303,17 +313,23 @@ def main() -> int:
                           f"when they were read")
 
             # --- memory back on its plateau
-            time.sleep(3)
-            idle_rss = rss_mib(pid)
             rss = [r for _, r in samples]
             q = max(1, len(rss) // 4)
             plateau = statistics.median(rss[q:2 * q]) if len(rss) >= 8 else rss[-1]
             tail = statistics.median(rss[-q:])
             bound = plateau * GROWTH_FACTOR + GROWTH_SLACK_MIB
-            if tail > bound:
+            idle_start = time.monotonic()
+            idle_rss = rss_mib(pid)
+            while idle_rss > plateau and time.monotonic() - idle_start < IDLE_WATCH_SECONDS:
+                time.sleep(0.5)
+                idle_rss = min(idle_rss, rss_mib(pid))
+            idle_s = time.monotonic() - idle_start
+            growth_checked = load_s >= MIN_PLATEAU_SECONDS
+            if growth_checked and tail > bound:
                 s.finding(f"RSS grew: last-quarter median {tail:.0f} MiB > bound {bound:.0f} MiB")
             if idle_rss > bound:
-                s.finding(f"RSS after idle {idle_rss:.0f} MiB > bound {bound:.0f} MiB")
+                s.finding(f"RSS after {idle_s:.0f} s of idle {idle_rss:.0f} MiB > bound "
+                          f"{bound:.0f} MiB")
         finally:
             server.stop()
     c = s.counts
@@ -326,7 +342,9 @@ def main() -> int:
           f"({sum(sub_got.values())} rows)")
     print(f"  checked: {len(pairs)} log rows, {len(have_pk)} keys, {len(sub_got)} subscribed rows")
     print(f"  server RSS MiB: first {rss[0]:.0f}, plateau {plateau:.0f}, peak {max(rss):.0f}, "
-          f"last-quarter median {tail:.0f}, after idle {idle_rss:.0f} (bound {bound:.0f}); "
+          f"last-quarter median {tail:.0f}"
+          f"{'' if growth_checked else ' (not checked: a run under 120 s has no plateau)'}, "
+          f"after idle {idle_rss:.0f} within {idle_s:.1f} s (bound {bound:.0f}); "
           f"{len(rss)} samples")
     print("  server RSS MiB by tenth of the run: "
           + " ".join(f"{rss[min(len(rss) - 1, i * len(rss) // 10)]:.0f}" for i in range(10)))
