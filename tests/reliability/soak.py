@@ -16,9 +16,9 @@ row exactly once) and the server's memory is back on its plateau: its RSS is sam
 0.5 s; the plateau is the median of the second quarter of the run (after warm-up); the median of
 the last quarter and the lowest RSS within 20 s of idle must each stay within
 `plateau * 1.25 + 32 MiB` (the bound). The idle RSS is watched for up to 20 s, not read once:
-mimalloc returns freed pages to the OS only when the process allocates or frees again after
-its purge delay, so right after the final reads the server still holds their memory until
-some task of its own runs (about 10 s later in a run of 2026-12-07: 97 MiB for 9.5 s, then 52).
+the blocking-pool threads that served the final reads keep what they freed in their mimalloc
+thread heaps until they exit, after tokio's 10 s keep-alive (a run of 2026-12-07: 91 MiB and
+24 threads for 9.5 s, then 51 MiB and 3 threads).
 The growth check (last quarter) needs a run long enough to have a plateau: below
 MIN_PLATEAU_SECONDS (`make test`'s 30 s pass) the tables and the fetches that read them still
 grow through the whole run, so it is reported but not checked. The server runs with the environment of this script
