@@ -18,13 +18,13 @@ the last quarter and the lowest RSS within 20 s of idle must each stay within
 `plateau * 1.25 + 32 MiB` (the bound). The idle RSS is watched for up to 20 s, not read once:
 the blocking-pool threads that served the final reads keep what they freed in their mimalloc
 thread heaps until they exit, after tokio's 10 s keep-alive (a run of 2026-12-07: 91 MiB and
-24 threads for 9.5 s, then 51 MiB and 3 threads).
-The growth check (last quarter) needs a run long enough to have a plateau: below
-MIN_PLATEAU_SECONDS (`make test`'s 30 s pass) the tables and the fetches that read them still
-grow through the whole run, so it is reported but not checked. The server runs with the environment of this script
-minus MALLOC_ARENA_MAX: `riverlet` uses mimalloc (its default feature `mimalloc`), which
-returns what the short-lived threads of the server's blocking pool free; glibc's malloc, with
-its default of 8 arenas per core, kept it and the RSS crept up for minutes without anything
+24 threads for 9.5 s, then 51 MiB and 3 threads). The growth check (last quarter) needs a run
+long enough to have a plateau: below MIN_PLATEAU_SECONDS (`make test`'s 30 s pass) the tables
+and the fetches that read them still grow through the whole run, so it is reported but not
+checked. The server runs with the environment of this script minus MALLOC_ARENA_MAX:
+`riverlet` uses mimalloc (its default feature `mimalloc`), which returns what the short-lived
+threads of the server's blocking pool free; glibc's malloc, with its default of 8 arenas per
+core, kept it and the RSS crept up for minutes without anything
 leaking (RELIABILITY.md, "Soak"). A binary built without the feature shows that creep.
 Prints its figures; exits 1 on any finding.
 
@@ -343,7 +343,7 @@ def main() -> int:
     print(f"  checked: {len(pairs)} log rows, {len(have_pk)} keys, {len(sub_got)} subscribed rows")
     print(f"  server RSS MiB: first {rss[0]:.0f}, plateau {plateau:.0f}, peak {max(rss):.0f}, "
           f"last-quarter median {tail:.0f}"
-          f"{'' if growth_checked else ' (not checked: a run under 120 s has no plateau)'}, "
+          f"{'' if growth_checked else f' (not checked: a run under {MIN_PLATEAU_SECONDS:.0f} s has no plateau)'}, "
           f"after idle {idle_rss:.0f} within {idle_s:.1f} s (bound {bound:.0f}); "
           f"{len(rss)} samples")
     print("  server RSS MiB by tenth of the run: "
