@@ -26,6 +26,9 @@
 //! holds only the too-large row unless rows of the same write call share it (a call's rows are
 //! cut into batch-sized pieces by their average size); the rows of a call in other batches are
 //! written, and the call's future fails with that error, as for any failed batch.
+//! A request whose answer the closed connection lost may be in the log already: its batches
+//! are sent again under the same writer id, where the server answers a duplicate with its
+//! offsets, before the failed batch makes the writer take a new id for the batches after it.
 //!
 //! DELETE and UPDATE by condition ([`crate::client::Table::delete_where`],
 //! [`crate::client::Table::update_where`] with [`Assignments`]) read the matching rows and
