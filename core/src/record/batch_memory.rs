@@ -131,13 +131,17 @@ impl Drop for PooledBlock {
         let Some(block) = self.block.take() else {
             return;
         };
-        let mut free = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        if free.len() < POOL_BLOCKS {
+        // The pool keeps the mappings returned last: they fit the batches being read now. It
+        // used to refuse a block once full, so mappings that fitted no later batch (a
+        // bucket's smaller batches) stayed in it for good while every batch of the next size
+        // up mapped and unmapped its own: 275 of the 1,320 batches of the bench table
+        // (benches/PROFILE.md, 2026-12-07).
+        let oldest = {
+            let mut free = self.pool.lock().unwrap_or_else(|p| p.into_inner());
             free.push(block);
-            return;
-        }
-        drop(free);
-        drop(block);
+            (free.len() > POOL_BLOCKS).then(|| free.remove(0))
+        };
+        drop(oldest);
     }
 }
 
@@ -400,5 +404,36 @@ mod tests {
         }
         // Dropping more batches than the pool keeps unmaps the rest.
         drop(many);
+    }
+
+    #[test]
+    fn a_pool_full_of_mappings_too_small_for_the_batches_gives_them_up() {
+        let pool = BlockPool::default();
+        let pool_len = |pool: &BlockPool| pool.free.lock().unwrap().len();
+        // The pool fills with small mappings no later batch fits.
+        let small: Vec<Buffer> = (0..POOL_BLOCKS)
+            .map(|_| fill(Region::allocate(60_000, BatchMemory::Pooled(&pool)), 1))
+            .collect();
+        drop(small);
+        assert_eq!(pool_len(&pool), POOL_BLOCKS);
+        // Larger batches, one after the other, each dropped before the next: the first maps
+        // its own, which the pool keeps (giving up its oldest small one), and every next one
+        // takes it from the pool instead of mapping more.
+        let fits = |pool: &BlockPool| {
+            let free = pool.free.lock().unwrap();
+            free.iter().filter(|b| b.len >= 300_000).count()
+        };
+        drop(fill(
+            Region::allocate(300_000, BatchMemory::Pooled(&pool)),
+            2,
+        ));
+        assert_eq!((pool_len(&pool), fits(&pool)), (POOL_BLOCKS, 1));
+        for i in 0..20u8 {
+            let b = fill(Region::allocate(290_000, BatchMemory::Pooled(&pool)), i);
+            assert_eq!(fits(&pool), 0, "batch {i} did not take the pooled mapping");
+            assert!(b.as_slice().iter().all(|&x| x == i));
+            drop(b);
+            assert_eq!((pool_len(&pool), fits(&pool)), (POOL_BLOCKS, 1));
+        }
     }
 }
