@@ -101,9 +101,10 @@ impl BlockPool {
         let reused = {
             let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
             // Not a mapping much larger than needed: it would hold that memory for a small batch.
+            // `remove`, not `swap_remove`: the pool is kept oldest first (see `PooledBlock`'s drop).
             free.iter()
                 .position(|b| b.len >= len && b.len <= 2 * size)
-                .map(|i| free.swap_remove(i))
+                .map(|i| free.remove(i))
         };
         let block = match reused {
             Some(b) => b,
